@@ -1,0 +1,244 @@
+//! Why a square cannot move or a candidate move is not legal, in words a player understands.
+
+use std::fmt;
+
+use crate::capture::{all_sequences, RankParts};
+use crate::variant::Priority;
+use crate::{Bitboard, Color, Move, MoveList, Position, Rules, Square};
+
+/// The reason a move is not legal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Illegal {
+    /// No piece stands on the start square.
+    EmptySquare {
+        /// The square.
+        square: Square,
+    },
+    /// The piece on the start square belongs to the opponent.
+    NotYourPiece {
+        /// The square.
+        square: Square,
+        /// Whose piece it is.
+        owner: Color,
+    },
+    /// A capture is compulsory and this is not one of the legal captures' pieces or a capture.
+    MustCapture {
+        /// The squares of the pieces that have a legal capture.
+        capturers: Bitboard,
+    },
+    /// The piece has no legal move at all.
+    Blocked {
+        /// The square.
+        square: Square,
+    },
+    /// The capture is a complete sequence but another one has priority.
+    LosesByPriority {
+        /// The rule that decides, in words (for Italian, with its tier number).
+        rule: &'static str,
+        /// A legal capture that beats it.
+        better: Move,
+    },
+    /// The capture stops half-way: the piece must go on capturing.
+    Incomplete {
+        /// A legal way to finish it.
+        complete: Move,
+    },
+    /// The piece exists and can move, but not like that.
+    NoSuchMove {
+        /// The piece's square.
+        square: Square,
+        /// The piece's legal moves.
+        moves: Vec<Move>,
+    },
+}
+
+impl fmt::Display for Illegal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Illegal::EmptySquare { square } => write!(f, "there is no piece on square {square}"),
+            Illegal::NotYourPiece { square, owner } => write!(
+                f,
+                "the piece on {square} is {owner}'s and it is {}'s move",
+                !*owner
+            ),
+            Illegal::MustCapture { capturers } => {
+                write!(f, "a capture is compulsory and ")?;
+                let list: Vec<String> = capturers.iter().map(|s| s.to_string()).collect();
+                match list.len() {
+                    1 => write!(f, "only the piece on {} can capture", list[0]),
+                    _ => write!(f, "only the pieces on {} can capture", list.join(", ")),
+                }
+            }
+            Illegal::Blocked { square } => write!(f, "the piece on {square} has no legal move"),
+            Illegal::LosesByPriority { rule, better } => {
+                write!(f, "this capture loses to {better} by {rule}")
+            }
+            Illegal::Incomplete { complete } => write!(
+                f,
+                "the capture is not complete: the piece must go on capturing, as in {complete}"
+            ),
+            Illegal::NoSuchMove { square, moves } => {
+                let list: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+                write!(
+                    f,
+                    "the piece on {square} cannot move like that; its moves are {}",
+                    list.join(" ")
+                )
+            }
+        }
+    }
+}
+
+/// The rule by which a sequence with parts `worse` loses to one with parts `better`.
+fn deciding_rule(priority: Priority, worse: RankParts, better: RankParts) -> &'static str {
+    match priority {
+        Priority::Italian => {
+            if worse.pieces != better.pieces {
+                "tier 1: the capture of more pieces must be played"
+            } else if worse.by_king != better.by_king {
+                "tier 2: at equal count, a capture by a king beats a capture by a man"
+            } else if worse.kings != better.kings {
+                "tier 3: the capture of more kings must be played"
+            } else {
+                "tier 4: the capture that meets the kings earliest must be played"
+            }
+        }
+        Priority::Spanish => {
+            if worse.pieces != better.pieces {
+                "the rule of quantity: the capture of more pieces must be played"
+            } else {
+                "the rule of quality: at equal count, the capture of more kings must be played"
+            }
+        }
+        Priority::KingFirst => "the Czech rule: a king must capture when a king can",
+        Priority::MostPieces => "the rule of quantity: the capture of most pieces must be played",
+        Priority::Free => "no rule (captures are a free choice)",
+    }
+}
+
+/// A candidate move to explain: start, end, and the captured squares when known.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// Start square.
+    pub from: Square,
+    /// End square.
+    pub to: Square,
+    /// The captured squares, if the candidate names them (Hub notation).
+    pub captured: Option<Bitboard>,
+}
+
+impl Candidate {
+    fn matches(&self, m: Move) -> bool {
+        m.from() == self.from
+            && m.to() == self.to
+            && self.captured.is_none_or(|c| c == m.captured())
+    }
+}
+
+impl Position {
+    fn owner_check(&self, sq: Square) -> Result<(), Illegal> {
+        match self.piece_at(sq) {
+            None => Err(Illegal::EmptySquare { square: sq }),
+            Some(p) if p.color != self.turn => Err(Illegal::NotYourPiece {
+                square: sq,
+                owner: p.color,
+            }),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The legal moves of the piece on `sq` under rules `R`, or why it has none.
+    ///
+    /// ```
+    /// use dama_rules::{notation::fen, variant::Italian, Illegal};
+    /// // White must take 14 with the man on 18; the man on 21 may not move.
+    /// let pos = fen::parse("W:W18,21:B14")?;
+    /// let why = pos.explain_square::<Italian>("21".parse()?).unwrap_err();
+    /// assert!(matches!(why, Illegal::MustCapture { .. }));
+    /// assert_eq!(why.to_string(), "a capture is compulsory and only the piece on 18 can capture");
+    /// # Ok::<_, dama_rules::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The [`Illegal`] reason when the square holds no piece of the side to move or the piece
+    /// cannot move.
+    pub fn explain_square<R: Rules>(&self, sq: Square) -> Result<MoveList, Illegal> {
+        self.owner_check(sq)?;
+        let mut moves = self.moves::<R>();
+        let capturers = Bitboard::from_squares(moves.iter().map(|m| m.from()));
+        moves.retain(|m| m.from() == sq);
+        if !moves.is_empty() {
+            Ok(moves)
+        } else if self.must_capture::<R>() {
+            Err(Illegal::MustCapture { capturers })
+        } else {
+            Err(Illegal::Blocked { square: sq })
+        }
+    }
+
+    /// Why `candidate` is not a legal move under rules `R`; `Ok` with the move when it is
+    /// (and is the only legal move it can mean).
+    ///
+    /// ```
+    /// use dama_rules::{explain::Candidate, notation::fen, variant::Italian, Illegal};
+    /// // The example of tier 4 in the rules: only 30x5 (taking 26, 18, 10) is legal.
+    /// let pos = fen::parse("W:WK30:B10,K12,K18,20,K26,K27")?;
+    /// let sq = |n: u8| -> dama_rules::Square { n.try_into().unwrap() };
+    /// let cand = Candidate { from: sq(30), to: sq(21), captured: None };
+    /// let why = pos.explain_move::<Italian>(cand).unwrap_err();
+    /// assert!(why.to_string().contains("tier"), "{why}");
+    /// # Ok::<_, dama_rules::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The [`Illegal`] reason.
+    pub fn explain_move<R: Rules>(&self, candidate: Candidate) -> Result<Move, Illegal> {
+        self.owner_check(candidate.from)?;
+        let legal = self.moves::<R>();
+        if let Some(&m) = legal.iter().find(|&&m| candidate.matches(m)) {
+            return Ok(m);
+        }
+        let capturers = Bitboard::from_squares(legal.iter().map(|m| m.from()));
+        if self.must_capture::<R>() {
+            let all = all_sequences::<R>(self);
+            let best = legal.first().and_then(|b| all.iter().find(|s| s.mv == *b));
+            let candidate_best = all
+                .iter()
+                .filter(|s| candidate.matches(s.mv))
+                .max_by_key(|s| s.rank);
+            if let (Some(worse), Some(best)) = (candidate_best, best) {
+                return Err(Illegal::LosesByPriority {
+                    rule: deciding_rule(R::PRIORITY, worse.parts, best.parts),
+                    better: best.mv,
+                });
+            }
+            let to_bit = candidate.to.bit() as u8;
+            let passes = |s: &&crate::capture::Sequence| {
+                s.mv.from() == candidate.from
+                    && s.path[..s.path.len() - 1].contains(&to_bit)
+                    && legal.contains(&s.mv)
+            };
+            if let Some(s) = all.iter().find(passes) {
+                return Err(Illegal::Incomplete { complete: s.mv });
+            }
+            if !capturers.contains(candidate.from) || candidate.captured == Some(Bitboard::EMPTY) {
+                return Err(Illegal::MustCapture { capturers });
+            }
+        }
+        let moves: Vec<Move> = legal
+            .iter()
+            .copied()
+            .filter(|m| m.from() == candidate.from)
+            .collect();
+        if moves.is_empty() {
+            Err(Illegal::Blocked {
+                square: candidate.from,
+            })
+        } else {
+            Err(Illegal::NoSuchMove {
+                square: candidate.from,
+                moves,
+            })
+        }
+    }
+}

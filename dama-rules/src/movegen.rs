@@ -1,0 +1,263 @@
+//! Move generation: quiet moves, the fast "can anything capture" test, bulk counting, and the
+//! entry points that pick captures or quiet moves.
+//!
+//! Everything is generic over a [`Rules`] type and a [`Side`] type, so each combination is
+//! compiled on its own and no rule is tested per node.
+
+use crate::bitboard::BOARD;
+use crate::capture::{self, Best};
+use crate::{Color, Move, MoveList, Position, Rules};
+
+/// Diagonal steps in the padded layout: up-left, up-right, down-left, down-right.
+pub(crate) const DIRS: [i32; 4] = [-5, -4, 4, 5];
+
+/// One diagonal step of every bit of `b` (bits may land on ghosts; mask before use).
+#[inline(always)]
+pub(crate) const fn shift(b: u64, d: i32) -> u64 {
+    if d > 0 {
+        b << d
+    } else {
+        b >> -d
+    }
+}
+
+/// The side to move, as a type.
+pub(crate) trait Side {
+    const COLOR: Color;
+    /// The two forward steps of a man.
+    const FORWARD: [i32; 2];
+    /// The two backward steps.
+    const BACKWARD: [i32; 2];
+    /// The far row, where this side's men promote.
+    const PROMOTION: u64;
+}
+
+pub(crate) struct WhiteSide;
+pub(crate) struct BlackSide;
+
+impl Side for WhiteSide {
+    const COLOR: Color = Color::White;
+    const FORWARD: [i32; 2] = [-5, -4];
+    const BACKWARD: [i32; 2] = [4, 5];
+    const PROMOTION: u64 = 0xF;
+}
+
+impl Side for BlackSide {
+    const COLOR: Color = Color::Black;
+    const FORWARD: [i32; 2] = [4, 5];
+    const BACKWARD: [i32; 2] = [-5, -4];
+    const PROMOTION: u64 = 0xF << 32;
+}
+
+/// The bitboards the generators work on, seen from the side to move.
+#[derive(Copy, Clone)]
+pub(crate) struct View {
+    pub men: u64,
+    pub kings: u64,
+    pub them: u64,
+    pub them_kings: u64,
+    pub empty: u64,
+}
+
+impl View {
+    #[inline(always)]
+    pub fn of<S: Side>(pos: &Position) -> View {
+        let us = pos.pieces[S::COLOR.index()];
+        let them = pos.pieces[S::COLOR.index() ^ 1];
+        View {
+            men: us & !pos.kings,
+            kings: us & pos.kings,
+            them,
+            them_kings: them & pos.kings,
+            empty: !(us | them) & BOARD,
+        }
+    }
+
+    /// Enemy pieces a man may jump.
+    #[inline(always)]
+    pub fn man_victims<R: Rules>(&self) -> u64 {
+        if R::MEN_CAPTURE_KINGS {
+            self.them
+        } else {
+            self.them & !self.them_kings
+        }
+    }
+}
+
+/// Whether the side to move has any capture.
+#[inline]
+pub(crate) fn can_capture<R: Rules, S: Side>(v: &View) -> bool {
+    let victims = v.man_victims::<R>();
+    for d in S::FORWARD {
+        if shift(shift(v.men, d) & victims, d) & v.empty != 0 {
+            return true;
+        }
+    }
+    if R::MEN_CAPTURE_BACKWARDS {
+        for d in S::BACKWARD {
+            if shift(shift(v.men, d) & victims, d) & v.empty != 0 {
+                return true;
+            }
+        }
+    }
+    if v.kings == 0 {
+        return false;
+    }
+    for d in DIRS {
+        if R::KINGS_FLY {
+            let mut ray = shift(v.kings, d);
+            loop {
+                if shift(ray & v.them, d) & v.empty != 0 {
+                    return true;
+                }
+                ray = shift(ray & v.empty, d);
+                if ray == 0 {
+                    break;
+                }
+            }
+        } else if shift(shift(v.kings, d) & v.them, d) & v.empty != 0 {
+            return true;
+        }
+    }
+    false
+}
+
+/// Appends the quiet moves of the side to move.
+#[inline]
+fn quiet_moves<R: Rules, S: Side>(v: &View, list: &mut MoveList) {
+    for d in S::FORWARD {
+        let mut targets = shift(v.men, d) & v.empty;
+        while targets != 0 {
+            let to = targets.trailing_zeros();
+            targets &= targets - 1;
+            let promotes = S::PROMOTION >> to & 1 != 0;
+            list.push(Move::new((to as i32 - d) as u32, to, 0, promotes));
+        }
+    }
+    if v.kings == 0 {
+        return;
+    }
+    if R::KINGS_FLY {
+        let mut kings = v.kings;
+        while kings != 0 {
+            let from = kings.trailing_zeros();
+            kings &= kings - 1;
+            for d in DIRS {
+                let mut ray = shift(1u64 << from, d) & v.empty;
+                while ray != 0 {
+                    list.push(Move::new(from, ray.trailing_zeros(), 0, false));
+                    ray = shift(ray, d) & v.empty;
+                }
+            }
+        }
+    } else {
+        for d in DIRS {
+            let mut targets = shift(v.kings, d) & v.empty;
+            while targets != 0 {
+                let to = targets.trailing_zeros();
+                targets &= targets - 1;
+                list.push(Move::new((to as i32 - d) as u32, to, 0, false));
+            }
+        }
+    }
+}
+
+/// Number of quiet moves of the side to move, without listing them.
+#[inline]
+fn count_quiet<R: Rules, S: Side>(v: &View) -> u64 {
+    let mut n = 0;
+    for d in S::FORWARD {
+        n += (shift(v.men, d) & v.empty).count_ones();
+    }
+    if v.kings != 0 {
+        for d in DIRS {
+            let mut ray = shift(v.kings, d) & v.empty;
+            n += ray.count_ones();
+            if R::KINGS_FLY {
+                // Rays of different kings in one direction never overlap: each stops at the
+                // first occupied square, which is where another king's ray would start.
+                while ray != 0 {
+                    ray = shift(ray, d) & v.empty;
+                    n += ray.count_ones();
+                }
+            }
+        }
+    }
+    n as u64
+}
+
+#[inline]
+fn legal_for_side<R: Rules, S: Side>(pos: &Position, list: &mut MoveList) {
+    let v = View::of::<S>(pos);
+    if can_capture::<R, S>(&v) {
+        capture::generate::<R, S, _>(&v, &mut Best::new(list));
+    } else {
+        quiet_moves::<R, S>(&v, list);
+    }
+}
+
+#[inline]
+fn count_for_side<R: Rules, S: Side>(pos: &Position) -> u64 {
+    let v = View::of::<S>(pos);
+    if can_capture::<R, S>(&v) {
+        let mut list = MoveList::new();
+        capture::generate::<R, S, _>(&v, &mut Best::new(&mut list));
+        list.len() as u64
+    } else {
+        count_quiet::<R, S>(&v)
+    }
+}
+
+impl Position {
+    /// Appends the legal moves under rules `R` to `list` (which is cleared first).
+    ///
+    /// ```
+    /// use dama_rules::{variant::Italian, MoveList, Position};
+    /// let mut list = MoveList::new();
+    /// Position::start().generate::<Italian>(&mut list);
+    /// assert_eq!(list.len(), 7);
+    /// ```
+    #[inline]
+    pub fn generate<R: Rules>(&self, list: &mut MoveList) {
+        list.clear();
+        match self.turn {
+            Color::White => legal_for_side::<R, WhiteSide>(self, list),
+            Color::Black => legal_for_side::<R, BlackSide>(self, list),
+        }
+    }
+
+    /// The legal moves under rules `R`.
+    #[inline]
+    pub fn moves<R: Rules>(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate::<R>(&mut list);
+        list
+    }
+
+    /// The legal moves under Italian rules.
+    pub fn legal_moves(&self) -> MoveList {
+        self.moves::<crate::variant::Italian>()
+    }
+
+    /// The legal moves under the rules of `variant`.
+    pub fn legal_moves_for(&self, variant: crate::Variant) -> MoveList {
+        crate::with_rules!(variant, R => self.moves::<R>())
+    }
+
+    /// The number of legal moves under rules `R`; quiet moves are counted without being listed.
+    #[inline]
+    pub fn count_moves<R: Rules>(&self) -> u64 {
+        match self.turn {
+            Color::White => count_for_side::<R, WhiteSide>(self),
+            Color::Black => count_for_side::<R, BlackSide>(self),
+        }
+    }
+
+    /// Whether the side to move must capture under rules `R`.
+    pub fn must_capture<R: Rules>(&self) -> bool {
+        match self.turn {
+            Color::White => can_capture::<R, WhiteSide>(&View::of::<WhiteSide>(self)),
+            Color::Black => can_capture::<R, BlackSide>(&View::of::<BlackSide>(self)),
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! FEN in the PDN style: `W:W21-32:B1-12`.
+//!
+//! The reader accepts what real files contain: sections in either order, a side with no pieces
+//! (`B:W18:B`), squares in any order, ranges (`21-32`, `K1-4`), surrounding quotes, a trailing
+//! `.`, lower-case letters, and the move-counter sections `H` and `F` some programs append
+//! (ignored). It rejects a square outside 1..=32, a square listed twice and unknown letters,
+//! naming the offending item.
+
+use crate::{Color, Error, Piece, Position, Role, Setup, Square};
+
+/// Reads a FEN.
+///
+/// ```
+/// use dama_rules::{notation::fen, Color};
+/// let pos = fen::parse("B:W18,K5:B")?;
+/// assert_eq!(pos.turn(), Color::Black);
+/// assert_eq!(fen::write(&pos), "B:W18,K5:B");
+/// assert!(fen::parse("W:W33:B1").unwrap_err().to_string().contains("33"));
+/// # Ok::<_, dama_rules::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::MalformedFen`] quoting the FEN and naming the bad item.
+pub fn parse(fen: &str) -> Result<Position, Error> {
+    let setup = parse_setup(fen)?;
+    Position::from_setup(&setup).map_err(|e| Error::MalformedFen {
+        fen: fen.to_string(),
+        why: match e {
+            Error::InvalidPosition { why } => why,
+            other => other.to_string(),
+        },
+    })
+}
+
+/// Reads a FEN into an unvalidated [`Setup`].
+///
+/// # Errors
+/// [`Error::MalformedFen`] quoting the FEN and naming the bad item.
+pub fn parse_setup(fen: &str) -> Result<Setup, Error> {
+    let bad = |why: String| Error::MalformedFen {
+        fen: fen.to_string(),
+        why,
+    };
+    let text = fen
+        .trim()
+        .trim_matches('"')
+        .trim()
+        .trim_end_matches('.')
+        .trim();
+    let mut sections = text.split(':');
+    let mut setup = Setup::empty();
+    setup.turn = match sections.next().map(str::trim) {
+        Some("W" | "w") => Color::White,
+        Some("B" | "b") => Color::Black,
+        Some(other) => return Err(bad(format!("side to move \"{other}\" is not W or B"))),
+        None => return Err(bad("it is empty".into())),
+    };
+    let mut seen_side = [false, false];
+    for section in sections {
+        let section = section.trim();
+        let mut chars = section.chars();
+        let color = match chars.next() {
+            Some('W' | 'w') => Color::White,
+            Some('B' | 'b') => Color::Black,
+            Some('H' | 'h' | 'F' | 'f')
+                if section[1..].trim().chars().all(|c| c.is_ascii_digit()) =>
+            {
+                continue
+            }
+            _ => {
+                return Err(bad(format!(
+                    "section \"{section}\" does not start with W or B"
+                )))
+            }
+        };
+        if std::mem::replace(&mut seen_side[color.index()], true) {
+            return Err(bad(format!("the {color} pieces are listed twice")));
+        }
+        for item in chars.as_str().split(',') {
+            parse_item(item.trim(), color, &mut setup).map_err(bad)?;
+        }
+    }
+    Ok(setup)
+}
+
+fn parse_item(item: &str, color: Color, setup: &mut Setup) -> Result<(), String> {
+    if item.is_empty() {
+        return Ok(());
+    }
+    let (role, squares) = match item.strip_prefix(['K', 'k']) {
+        Some(rest) => (Role::King, rest),
+        None => (Role::Man, item),
+    };
+    let number = |s: &str| -> Result<Square, String> {
+        let n: u32 = s
+            .trim()
+            .parse()
+            .map_err(|_| format!("item \"{item}\" is not a square, a range or K with a square"))?;
+        u8::try_from(n)
+            .ok()
+            .and_then(Square::new)
+            .ok_or_else(|| format!("square {n} in \"{item}\" is out of range: expected 1..=32"))
+    };
+    let (lo, hi) = match squares.split_once('-') {
+        Some((a, b)) => (number(a)?, number(b)?),
+        None => {
+            let s = number(squares)?;
+            (s, s)
+        }
+    };
+    if lo > hi {
+        return Err(format!("range \"{item}\" runs backwards"));
+    }
+    for n in lo.number()..=hi.number() {
+        let sq = Square::new(n).expect("within lo..=hi, both valid squares");
+        if setup.get(sq).is_some() {
+            return Err(format!("square {sq} is listed twice"));
+        }
+        setup.set(sq, Some(Piece { color, role }));
+    }
+    Ok(())
+}
+
+/// Writes the canonical FEN: side to move, `:W` list, `:B` list, squares ascending, kings
+/// with `K`.
+pub fn write(pos: &Position) -> String {
+    let mut out = String::with_capacity(80);
+    out.push(pos.turn().letter());
+    for color in Color::ALL {
+        out.push(':');
+        out.push(color.letter());
+        let mut first = true;
+        for sq in pos.pieces(color) {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            if pos.kings(color).contains(sq) {
+                out.push('K');
+            }
+            out.push_str(&sq.to_string());
+        }
+    }
+    out
+}
+
+impl Position {
+    /// The canonical FEN (see [`write`]).
+    pub fn fen(&self) -> String {
+        write(self)
+    }
+}
+
+impl std::str::FromStr for Position {
+    type Err = Error;
+
+    /// Reads a FEN (see [`parse`]).
+    fn from_str(s: &str) -> Result<Position, Error> {
+        parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_ranges_read_as_start() {
+        assert_eq!(parse("W:W21-32:B1-12").unwrap(), Position::start());
+    }
+
+    #[test]
+    fn tolerant_forms_are_accepted() {
+        let p = parse("\"B:B12,K1:W32,28.\"").unwrap();
+        assert_eq!(write(&p), "B:W28,32:BK1,12");
+        assert_eq!(parse("W:B:W").unwrap(), Position::empty(Color::White));
+        assert_eq!(parse("W:WK1-4:B5").unwrap().kings(Color::White).count(), 4);
+        assert!(parse("W:W21:B1:H0:F1").is_ok());
+    }
+
+    #[test]
+    fn bad_items_are_named() {
+        for (fen, needle) in [
+            ("W:W0:B1", "0"),
+            ("W:W5:B5", "listed twice"),
+            ("W:W5:X1", "X1"),
+            ("W:WQ5:B1", "Q5"),
+            ("X:W5:B1", "\"X\""),
+            ("", "W or B"),
+            ("W:W5:B1:W6", "twice"),
+            ("W:W21-32,1:B2-13", "13"),
+        ] {
+            let err = parse(fen).unwrap_err().to_string();
+            assert!(err.contains(needle), "{fen}: {err}");
+            assert!(err.contains(fen), "{fen}: {err}");
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! The validated position: pieces and side to move.
+
+use std::fmt;
+
+use crate::bitboard::BOARD;
+use crate::zobrist::{BLACK_TO_MOVE, PIECE_KEYS};
+use crate::{Bitboard, Color, Error, Move, Piece, Role, Setup, Square};
+
+/// Squares of White's men at the start.
+const WHITE_START: u64 = 0xF_7F80_0000;
+/// Squares of Black's men at the start.
+const BLACK_START: u64 = 0x1FEF;
+
+/// A validated position: where the pieces are and whose move it is.
+///
+/// Small and `Copy`; equality and hashing cover pieces and side to move only (the repetition
+/// identity); counters live in [`Game`](crate::Game). Positions hold at most 12 pieces a side.
+///
+/// ```
+/// use dama_rules::Position;
+/// let pos = Position::start();
+/// assert_eq!(pos.legal_moves().len(), 7);
+/// assert_eq!(pos.fen(), "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12");
+/// ```
+#[derive(Copy, Clone, Eq, PartialEq, Hash)]
+pub struct Position {
+    /// Pieces of each side, indexed by [`Color::index`].
+    pub(crate) pieces: [u64; 2],
+    /// Kings of both sides.
+    pub(crate) kings: u64,
+    pub(crate) turn: Color,
+}
+
+impl Default for Position {
+    fn default() -> Position {
+        Position::start()
+    }
+}
+
+impl Position {
+    /// The start position: White men on 21..=32, Black men on 1..=12, White to move.
+    pub const fn start() -> Position {
+        Position {
+            pieces: [WHITE_START, BLACK_START],
+            kings: 0,
+            turn: Color::White,
+        }
+    }
+
+    /// An empty board with `turn` to move.
+    pub const fn empty(turn: Color) -> Position {
+        Position {
+            pieces: [0, 0],
+            kings: 0,
+            turn,
+        }
+    }
+
+    /// Validates a [`Setup`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidPosition`] when a side has more than 12 pieces.
+    pub fn from_setup(setup: &Setup) -> Result<Position, Error> {
+        let mut pos = Position::empty(setup.turn);
+        for sq in Square::ALL {
+            if let Some(piece) = setup.get(sq) {
+                pos.put(sq, piece);
+            }
+        }
+        for color in Color::ALL {
+            let n = pos.pieces(color).count();
+            if n > 12 {
+                return Err(Error::InvalidPosition {
+                    why: format!("{color} has {n} pieces: expected at most 12"),
+                });
+            }
+        }
+        Ok(pos)
+    }
+
+    fn put(&mut self, sq: Square, piece: Piece) {
+        let b = 1u64 << sq.bit();
+        self.pieces[piece.color.index()] |= b;
+        if piece.role == Role::King {
+            self.kings |= b;
+        }
+    }
+
+    /// Whose move it is.
+    pub const fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// All pieces of `color`.
+    pub const fn pieces(&self, color: Color) -> Bitboard {
+        Bitboard(self.pieces[color.index()])
+    }
+
+    /// The kings of `color`.
+    pub const fn kings(&self, color: Color) -> Bitboard {
+        Bitboard(self.pieces[color.index()] & self.kings)
+    }
+
+    /// The men of `color`.
+    pub const fn men(&self, color: Color) -> Bitboard {
+        Bitboard(self.pieces[color.index()] & !self.kings)
+    }
+
+    /// Every occupied square.
+    pub const fn occupied(&self) -> Bitboard {
+        Bitboard(self.pieces[0] | self.pieces[1])
+    }
+
+    /// Every empty square.
+    pub const fn empty_squares(&self) -> Bitboard {
+        Bitboard(!(self.pieces[0] | self.pieces[1]) & BOARD)
+    }
+
+    /// The piece on `sq`, if any.
+    pub const fn piece_at(&self, sq: Square) -> Option<Piece> {
+        let b = 1u64 << sq.bit();
+        let color = if self.pieces[0] & b != 0 {
+            Color::White
+        } else if self.pieces[1] & b != 0 {
+            Color::Black
+        } else {
+            return None;
+        };
+        let role = if self.kings & b != 0 {
+            Role::King
+        } else {
+            Role::Man
+        };
+        Some(Piece { color, role })
+    }
+
+    /// Plays `m` without checking that it is legal.
+    ///
+    /// For hot paths (search, perft) with moves that came from this position's generator. Use
+    /// [`Game::play`](crate::Game::play) or [`Position::play`] for moves from users.
+    ///
+    /// # Panics
+    /// Never; but a move that is not legal here leaves a meaningless position (checked by a
+    /// `debug_assert!` in debug builds when the mover is not the side to move).
+    #[inline]
+    pub fn play_unchecked(&mut self, m: Move) {
+        let us = self.turn.index();
+        let from = 1u64 << m.from;
+        let to = 1u64 << m.to;
+        debug_assert!(self.pieces[us] & from != 0, "{m:?} moves no piece of ours");
+        let king = ((self.kings & from != 0) | m.promotes) as u64;
+        // `from` may equal `to` when a capture loops back to its start square.
+        self.pieces[us] = self.pieces[us] & !from | to;
+        self.pieces[us ^ 1] &= !m.captured;
+        self.kings &= !(m.captured | from);
+        self.kings |= to * king;
+        self.turn = !self.turn;
+    }
+
+    /// The position after `m`, which is not checked; see [`Position::play_unchecked`].
+    #[inline]
+    #[must_use]
+    pub fn after(&self, m: Move) -> Position {
+        let mut next = *self;
+        next.play_unchecked(m);
+        next
+    }
+
+    /// The Zobrist hash computed from scratch.
+    pub fn hash(&self) -> u64 {
+        let mut h = if self.turn == Color::Black {
+            BLACK_TO_MOVE
+        } else {
+            0
+        };
+        for color in Color::ALL {
+            for (role, set) in [
+                (Role::Man, self.men(color)),
+                (Role::King, self.kings(color)),
+            ] {
+                let p = Piece { color, role }.index();
+                let mut bits = set.0;
+                while bits != 0 {
+                    h ^= PIECE_KEYS[p][bits.trailing_zeros() as usize];
+                    bits &= bits - 1;
+                }
+            }
+        }
+        h
+    }
+
+    /// The hash of the position after `m`, given this position's hash `h`, updated
+    /// incrementally; always equal to `self.after(m).hash()`.
+    #[inline]
+    pub fn hash_after(&self, h: u64, m: Move) -> u64 {
+        let us = self.turn.index();
+        let from_king = self.kings >> m.from & 1 != 0;
+        let before = us * 2 + from_king as usize;
+        let after = us * 2 + (from_king | m.promotes) as usize;
+        let mut h = h ^ BLACK_TO_MOVE ^ PIECE_KEYS[before][m.from as usize];
+        h ^= PIECE_KEYS[after][m.to as usize];
+        let them = (us ^ 1) * 2;
+        let mut cap = m.captured;
+        while cap != 0 {
+            let b = cap.trailing_zeros() as usize;
+            h ^= PIECE_KEYS[them + (self.kings >> b & 1) as usize][b];
+            cap &= cap - 1;
+        }
+        h
+    }
+
+    /// The same position seen from the other side: the board turned 180° and the colours
+    /// swapped (including the side to move). Legal moves map by [`Move::flip`].
+    #[must_use]
+    pub fn flip(&self) -> Position {
+        Position {
+            pieces: [
+                Bitboard(self.pieces[1]).flip().0,
+                Bitboard(self.pieces[0]).flip().0,
+            ],
+            kings: Bitboard(self.kings).flip().0,
+            turn: !self.turn,
+        }
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", self.fen())
+    }
+}
+
+impl fmt::Display for Position {
+    /// A text diagram: White's view, `w`/`b` men, `W`/`B` kings, `.` empty dark squares.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for row in 0..8u8 {
+            for col in 0..8u8 {
+                let c = match Square::from_coords(row, col) {
+                    None => ' ',
+                    Some(sq) => self.piece_at(sq).map_or('.', Piece::hub_char),
+                };
+                write!(f, "{c}")?;
+                if col < 7 {
+                    write!(f, " ")?;
+                }
+            }
+            writeln!(f)?;
+        }
+        write!(f, "{} to move", self.turn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_squares_match_the_spec() {
+        let p = Position::start();
+        let white: Vec<u8> = p.pieces(Color::White).iter().map(Square::number).collect();
+        let black: Vec<u8> = p.pieces(Color::Black).iter().map(Square::number).collect();
+        assert_eq!(white, (21..=32).collect::<Vec<_>>());
+        assert_eq!(black, (1..=12).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn flip_of_start_is_start_with_black_to_move() {
+        let p = Position::start().flip();
+        assert_eq!(p.pieces, Position::start().pieces);
+        assert_eq!(p.turn, Color::Black);
+    }
+}
