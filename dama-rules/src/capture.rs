@@ -281,7 +281,14 @@ pub(crate) fn generate<R: Rules, S: Side, C: Collector>(v: &View, out: &mut C) {
         path: [0; MAX_JUMPS],
         out,
     };
-    let mut men = v.men;
+    let victims = v.man_victims::<R>();
+    let mut men = 0;
+    for d in crate::movegen::man_capture_dirs::<R, S>() {
+        if d != 0 {
+            men |= shift(shift(v.empty, -d) & victims, -d);
+        }
+    }
+    men &= v.men;
     while men != 0 {
         let from = men.trailing_zeros();
         men &= men - 1;
@@ -291,6 +298,13 @@ pub(crate) fn generate<R: Rules, S: Side, C: Collector>(v: &View, out: &mut C) {
     }
     search.by_king = true;
     let mut kings = v.kings;
+    if !R::KINGS_FLY {
+        let mut takers = 0;
+        for d in DIRS {
+            takers |= shift(shift(v.empty, -d) & v.them, -d);
+        }
+        kings &= takers;
+    }
     while kings != 0 {
         let from = kings.trailing_zeros();
         kings &= kings - 1;

@@ -6,6 +6,7 @@
 
 use crate::bitboard::BOARD;
 use crate::capture::{self, Best};
+use crate::variant::Priority;
 use crate::{Color, Move, MoveList, Position, Rules};
 
 /// Diagonal steps in the padded layout: up-left, up-right, down-left, down-right.
@@ -23,6 +24,8 @@ pub(crate) const fn shift(b: u64, d: i32) -> u64 {
 
 /// The side to move, as a type.
 pub(crate) trait Side {
+    /// The opponent.
+    type Other: Side;
     const COLOR: Color;
     /// The two forward steps of a man.
     const FORWARD: [i32; 2];
@@ -36,6 +39,7 @@ pub(crate) struct WhiteSide;
 pub(crate) struct BlackSide;
 
 impl Side for WhiteSide {
+    type Other = BlackSide;
     const COLOR: Color = Color::White;
     const FORWARD: [i32; 2] = [-5, -4];
     const BACKWARD: [i32; 2] = [4, 5];
@@ -43,6 +47,7 @@ impl Side for WhiteSide {
 }
 
 impl Side for BlackSide {
+    type Other = WhiteSide;
     const COLOR: Color = Color::Black;
     const FORWARD: [i32; 2] = [4, 5];
     const BACKWARD: [i32; 2] = [-5, -4];
@@ -84,22 +89,28 @@ impl View {
     }
 }
 
-/// Whether the side to move has any capture.
-#[inline]
-pub(crate) fn can_capture<R: Rules, S: Side>(v: &View) -> bool {
-    let victims = v.man_victims::<R>();
-    for d in S::FORWARD {
-        if shift(shift(v.men, d) & victims, d) & v.empty != 0 {
-            return true;
-        }
-    }
+/// The steps along which a man of side `S` captures under rules `R`, padded with zeros.
+#[inline(always)]
+pub(crate) const fn man_capture_dirs<R: Rules, S: Side>() -> [i32; 4] {
     if R::MEN_CAPTURE_BACKWARDS {
-        for d in S::BACKWARD {
-            if shift(shift(v.men, d) & victims, d) & v.empty != 0 {
-                return true;
-            }
-        }
+        [S::FORWARD[0], S::FORWARD[1], S::BACKWARD[0], S::BACKWARD[1]]
+    } else {
+        [S::FORWARD[0], S::FORWARD[1], 0, 0]
     }
+}
+
+/// Whether some man of the side to move can capture.
+#[inline(always)]
+fn men_can_capture<R: Rules, S: Side>(v: &View) -> bool {
+    let victims = v.man_victims::<R>();
+    man_capture_dirs::<R, S>()
+        .into_iter()
+        .any(|d| d != 0 && shift(shift(v.men, d) & victims, d) & v.empty != 0)
+}
+
+/// Whether some king of the side to move can capture.
+#[inline(always)]
+fn kings_can_capture<R: Rules>(v: &View) -> bool {
     if v.kings == 0 {
         return false;
     }
@@ -120,6 +131,92 @@ pub(crate) fn can_capture<R: Rules, S: Side>(v: &View) -> bool {
         }
     }
     false
+}
+
+/// Whether the side to move has any capture.
+#[inline]
+pub(crate) fn can_capture<R: Rules, S: Side>(v: &View) -> bool {
+    men_can_capture::<R, S>(v) || kings_can_capture::<R>(v)
+}
+
+/// The fast path for the most common capture positions: no king can capture and no man can
+/// jump more than once. Returns, per entry of [`man_capture_dirs`], the men that jump along
+/// that step and are legal under the priority rule; `None` when the full search is needed.
+#[inline]
+fn single_man_jumps<R: Rules, S: Side>(v: &View) -> Option<[u64; 4]> {
+    if kings_can_capture::<R>(v) {
+        return None;
+    }
+    let victims = v.man_victims::<R>();
+    let dirs = man_capture_dirs::<R, S>();
+    let mut jumpers = [0u64; 4];
+    let mut king_takers = [0u64; 4];
+    for (i, d) in dirs.into_iter().enumerate() {
+        if d == 0 {
+            continue;
+        }
+        let over = shift(v.men, d) & victims;
+        let land = shift(over, d) & v.empty;
+        if land == 0 {
+            continue;
+        }
+        let goes_on_from = if R::PROMOTION_CONTINUES {
+            if land & S::PROMOTION != 0 {
+                return None;
+            }
+            land
+        } else if R::PROMOTION_AT_END_ONLY {
+            land
+        } else {
+            land & !S::PROMOTION
+        };
+        // A further jump straight back is blocked by the piece just taken, and any other
+        // further jump sees the board as it was: the start square is behind that piece.
+        for d2 in dirs {
+            if d2 != 0 && d2 != -d && shift(shift(goes_on_from, d2) & victims, d2) & v.empty != 0 {
+                return None;
+            }
+        }
+        jumpers[i] = shift(land, -2 * d);
+        if matches!(R::PRIORITY, Priority::Spanish) {
+            king_takers[i] = shift(shift(land, -d) & v.them_kings, -d);
+        }
+    }
+    if matches!(R::PRIORITY, Priority::Spanish) && king_takers.iter().any(|&k| k != 0) {
+        return Some(king_takers);
+    }
+    Some(jumpers)
+}
+
+/// Appends the legal captures of the side to move (which has at least one).
+#[inline]
+fn captures<R: Rules, S: Side>(v: &View, list: &mut MoveList) {
+    let Some(jumpers) = single_man_jumps::<R, S>(v) else {
+        capture::generate::<R, S, _>(v, &mut Best::new(list));
+        return;
+    };
+    for (d, mut from) in man_capture_dirs::<R, S>().into_iter().zip(jumpers) {
+        while from != 0 {
+            let f = from.trailing_zeros();
+            from &= from - 1;
+            let to = (f as i32 + 2 * d) as u32;
+            let over = shift(1u64 << f, d);
+            list.push(Move::new(f, to, over, S::PROMOTION >> to & 1 != 0));
+        }
+    }
+}
+
+/// The number of legal captures of the side to move (which has at least one).
+#[inline]
+fn count_captures<R: Rules, S: Side>(v: &View) -> u64 {
+    match single_man_jumps::<R, S>(v) {
+        Some(jumpers) => jumpers.iter().map(|j| u64::from(j.count_ones())).sum(),
+        None => {
+            let mut list = MoveList::new();
+            capture::generate::<R, S, _>(v, &mut Best::new(&mut list));
+            list.len() as u64
+        }
+    }
 }
 
 /// Appends the quiet moves of the side to move.
@@ -187,22 +284,20 @@ fn count_quiet<R: Rules, S: Side>(v: &View) -> u64 {
 }
 
 #[inline]
-fn legal_for_side<R: Rules, S: Side>(pos: &Position, list: &mut MoveList) {
+pub(crate) fn legal_for_side<R: Rules, S: Side>(pos: &Position, list: &mut MoveList) {
     let v = View::of::<S>(pos);
     if can_capture::<R, S>(&v) {
-        capture::generate::<R, S, _>(&v, &mut Best::new(list));
+        captures::<R, S>(&v, list);
     } else {
         quiet_moves::<R, S>(&v, list);
     }
 }
 
 #[inline]
-fn count_for_side<R: Rules, S: Side>(pos: &Position) -> u64 {
+pub(crate) fn count_for_side<R: Rules, S: Side>(pos: &Position) -> u64 {
     let v = View::of::<S>(pos);
     if can_capture::<R, S>(&v) {
-        let mut list = MoveList::new();
-        capture::generate::<R, S, _>(&v, &mut Best::new(&mut list));
-        list.len() as u64
+        count_captures::<R, S>(&v)
     } else {
         count_quiet::<R, S>(&v)
     }

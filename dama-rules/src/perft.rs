@@ -1,6 +1,7 @@
 //! Perft: counting the leaves of the legal-move tree, to check the generator.
 
-use crate::{Move, MoveList, Position, Rules};
+use crate::movegen::{count_for_side, legal_for_side, BlackSide, Side, WhiteSide};
+use crate::{Color, Move, MoveList, Position, Rules};
 
 /// Leaves of the legal-move tree of depth `depth` under rules `R`.
 ///
@@ -12,15 +13,26 @@ use crate::{Move, MoveList, Position, Rules};
 /// assert_eq!(perft::<Italian>(&Position::start(), 4), 1469);
 /// ```
 pub fn perft<R: Rules>(pos: &Position, depth: u32) -> u64 {
+    match pos.turn() {
+        Color::White => perft_side::<R, WhiteSide>(pos, depth),
+        Color::Black => perft_side::<R, BlackSide>(pos, depth),
+    }
+}
+
+fn perft_side<R: Rules, S: Side>(pos: &Position, depth: u32) -> u64 {
     match depth {
         0 => 1,
-        1 => pos.count_moves::<R>(),
+        1 => count_for_side::<R, S>(pos),
         _ => {
             let mut list = MoveList::new();
-            pos.generate::<R>(&mut list);
-            list.iter()
-                .map(|&m| perft::<R>(&pos.after(m), depth - 1))
-                .sum()
+            legal_for_side::<R, S>(pos, &mut list);
+            let mut total = 0;
+            for &m in &list {
+                let mut next = *pos;
+                next.play_side::<S>(m);
+                total += perft_side::<R, S::Other>(&next, depth - 1);
+            }
+            total
         }
     }
 }

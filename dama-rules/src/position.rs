@@ -157,6 +157,21 @@ impl Position {
         self.turn = !self.turn;
     }
 
+    /// [`Position::play_unchecked`] for a side known at compile time, so that the piece sets
+    /// stay in registers.
+    #[inline(always)]
+    pub(crate) fn play_side<S: crate::movegen::Side>(&mut self, m: Move) {
+        let us = S::COLOR.index();
+        let from = 1u64 << m.from;
+        let to = 1u64 << m.to;
+        let king = ((self.kings & from != 0) | m.promotes) as u64;
+        self.pieces[us] = self.pieces[us] & !from | to;
+        self.pieces[us ^ 1] &= !m.captured;
+        self.kings &= !(m.captured | from);
+        self.kings |= to * king;
+        self.turn = <S::Other as crate::movegen::Side>::COLOR;
+    }
+
     /// The position after `m`, which is not checked; see [`Position::play_unchecked`].
     #[inline]
     #[must_use]
