@@ -1,1 +1,37 @@
-fn main() {}
+//! Perft benchmarks: leaves per second of the bulk-counting perft, from the start position and
+//! from a king-heavy middle game. The node counts are asserted so a fast wrong generator fails.
+//!
+//! Run with `cargo bench --bench perft`.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use dama::rules::notation::fen;
+use dama::rules::perft::perft;
+use dama::rules::variant::{Czech, English, Italian, Russian, Spanish};
+use dama::rules::{Position, Rules};
+
+/// A middle game with three kings a side (Italian), reached by play.
+const KINGS_FEN: &str = "W:WK3,K14,19,22,K24,27,30:B2,5,K10,12,K17,K28";
+
+fn bench_one<R: Rules>(c: &mut Criterion, name: &str, pos: Position, depth: u32, leaves: u64) {
+    assert_eq!(perft::<R>(&pos, depth), leaves, "{name}: perft({depth})");
+    let mut group = c.benchmark_group("perft");
+    group.throughput(Throughput::Elements(leaves));
+    group.sample_size(10);
+    group.bench_function(name, |b| b.iter(|| perft::<R>(&pos, depth)));
+    group.finish();
+}
+
+fn perft_benches(c: &mut Criterion) {
+    let start = Position::start();
+    bench_one::<Italian>(c, "italian start d10", start, 10, 17_761_384);
+    let kings = fen::parse(KINGS_FEN).expect("valid FEN");
+    let kings_leaves = perft::<Italian>(&kings, 7);
+    bench_one::<Italian>(c, "italian kings d7", kings, 7, kings_leaves);
+    bench_one::<Spanish>(c, "spanish start d9", start, 9, 3_860_866);
+    bench_one::<Czech>(c, "czech start d9", start, 9, 3_963_671);
+    bench_one::<English>(c, "english start d9", start, 9, 3_963_680);
+    bench_one::<Russian>(c, "russian start d9", start, 9, 4_570_586);
+}
+
+criterion_group!(benches, perft_benches);
+criterion_main!(benches);

@@ -1,1 +1,35 @@
-fn main() {}
+//! The `dama` command: list moves, run perft, and more for Italian draughts and its relatives.
+//!
+//! Exit status: 0 success, 1 a negative answer the user asked for, 2 bad input or I/O.
+
+mod cli;
+mod commands;
+mod exit;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    init_logging(args.log_level.as_deref());
+    match commands::run(args.command) {
+        Ok(code) => code.into(),
+        Err(err) => {
+            eprintln!("dama: {err}");
+            exit::Status::BadInput.into()
+        }
+    }
+}
+
+/// Logs go to stderr only; stdout carries results.
+fn init_logging(level: Option<&str>) {
+    let filter = level
+        .map(tracing_subscriber::EnvFilter::new)
+        .or_else(|| tracing_subscriber::EnvFilter::try_from_default_env().ok())
+        .unwrap_or_else(|| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}

@@ -184,9 +184,13 @@ impl Position {
     /// // The example of tier 4 in the rules: only 30x5 (taking 26, 18, 10) is legal.
     /// let pos = fen::parse("W:WK30:B10,K12,K18,20,K26,K27")?;
     /// let sq = |n: u8| -> dama_rules::Square { n.try_into().unwrap() };
-    /// let cand = Candidate { from: sq(30), to: sq(21), captured: None };
+    /// // 30x7 takes 27, 20 and 12: as many pieces and kings, but its second king comes later.
+    /// let cand = Candidate { from: sq(30), to: sq(7), captured: None };
     /// let why = pos.explain_move::<Italian>(cand).unwrap_err();
-    /// assert!(why.to_string().contains("tier"), "{why}");
+    /// assert!(why.to_string().starts_with("this capture loses to 30x5x10x18x26 by tier 4"), "{why}");
+    /// // Stopping on 21 after the first jump is not a move.
+    /// let half = Candidate { from: sq(30), to: sq(21), captured: None };
+    /// assert!(matches!(pos.explain_move::<Italian>(half), Err(Illegal::Incomplete { .. })));
     /// # Ok::<_, dama_rules::Error>(())
     /// ```
     ///

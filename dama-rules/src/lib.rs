@@ -8,10 +8,10 @@
 //!
 //! let mut game = Game::new();
 //! game.play_text("22-18")?;
-//! game.play_text("10-14")?;
-//! // Black's 10-14 offered a piece: White must capture it.
+//! game.play_text("11-14")?;
+//! // Black's 11-14 offered a piece: White must capture it (Hub text lists the captured 14).
 //! let moves: Vec<String> = game.legal_moves().iter().map(|m| m.to_string()).collect();
-//! assert_eq!(moves, ["18x9x14"]);
+//! assert_eq!(moves, ["18x11x14"]);
 //! // A quiet move is refused and explained; nothing changes.
 //! let err = game.play_text("21-17").unwrap_err();
 //! assert!(err.to_string().contains("capture is compulsory"));

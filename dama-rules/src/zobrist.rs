@@ -27,4 +27,4 @@ pub(crate) const PIECE_KEYS: [[u64; 36]; 4] = {
 };
 
 /// Toggled when Black is to move.
-pub(crate) const BLACK_TO_MOVE: u64 = splitmix(0x5EED_0F_B1AC).1;
+pub(crate) const BLACK_TO_MOVE: u64 = splitmix(0x005E_ED0F_B1AC).1;

@@ -14,7 +14,7 @@ use crate::{Color, Error, Piece, Position, Role, Setup, Square};
 /// use dama_rules::{notation::fen, Color};
 /// let pos = fen::parse("B:W18,K5:B")?;
 /// assert_eq!(pos.turn(), Color::Black);
-/// assert_eq!(fen::write(&pos), "B:W18,K5:B");
+/// assert_eq!(fen::write(&pos), "B:WK5,18:B");
 /// assert!(fen::parse("W:W33:B1").unwrap_err().to_string().contains("33"));
 /// # Ok::<_, dama_rules::Error>(())
 /// ```

@@ -1,7 +1,7 @@
 //! Text formats: FEN, the Hub position string, and move text in Hub and PDN notation.
 //!
-//! Move text: quiet `22-18`; Hub captures `from x to x captured...` (`27x20x24`: 27 to 20
-//! taking 24, captured squares in any order on input, ascending on output); PDN captures
+//! Move text: quiet `22-18`; Hub captures `from x to x captured...` (`27x20x23`: 27 to 20
+//! taking 23, captured squares in any order on input, ascending on output); PDN captures
 //! `from x to` (`27x20`), with the landing squares of the path (`13x22x31`) only when the short
 //! form is ambiguous. Upper- or lower-case `x` is accepted. Errors keep apart text that is not
 //! a move ([`Error::MalformedMove`]), a move that is not legal ([`Error::IllegalMove`]) and
@@ -72,9 +72,9 @@ fn is_subsequence(wanted: &[Square], path: &[Square]) -> bool {
 ///
 /// ```
 /// use dama_rules::{notation::{self, fen, MoveFormat}, variant::Italian};
-/// let pos = fen::parse("W:W27:B24,23")?;
-/// // Hub: 27 to 20 taking 24. PDN says the same as 27x20.
-/// let hub = notation::parse_move::<Italian>(&pos, "27x20x24", MoveFormat::Hub)?;
+/// let pos = fen::parse("W:W27:B23,24")?;
+/// // Hub: 27 to 20 taking 23. PDN says the same as 27x20.
+/// let hub = notation::parse_move::<Italian>(&pos, "27x20x23", MoveFormat::Hub)?;
 /// let pdn = notation::parse_move::<Italian>(&pos, "27x20", MoveFormat::Pdn)?;
 /// assert_eq!(hub, pdn);
 /// assert!(notation::parse_move::<Italian>(&pos, "27-20", MoveFormat::Hub).is_err());

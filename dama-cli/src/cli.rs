@@ -1,0 +1,92 @@
+//! Command-line arguments. Converted into library types in `commands` and going no further.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use dama_rules::Variant;
+
+/// dama: Italian draughts (dama italiana) engine and tools.
+#[derive(Parser, Debug)]
+#[command(name = "dama", version, about)]
+pub struct Cli {
+    /// Log filter for stderr (e.g. `debug`); defaults to RUST_LOG, then `warn`.
+    #[arg(long, global = true)]
+    pub log_level: Option<String>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The rules to play by.
+#[derive(Copy, Clone, Debug, ValueEnum, Default)]
+pub enum VariantArg {
+    /// Italian draughts (default).
+    #[default]
+    Italian,
+    /// Spanish draughts.
+    Spanish,
+    /// Czech draughts.
+    Czech,
+    /// English checkers.
+    English,
+    /// Russian draughts.
+    Russian,
+    /// Brazilian draughts.
+    Brazilian,
+}
+
+impl From<VariantArg> for Variant {
+    fn from(v: VariantArg) -> Variant {
+        match v {
+            VariantArg::Italian => Variant::Italian,
+            VariantArg::Spanish => Variant::Spanish,
+            VariantArg::Czech => Variant::Czech,
+            VariantArg::English => Variant::English,
+            VariantArg::Russian => Variant::Russian,
+            VariantArg::Brazilian => Variant::Brazilian,
+        }
+    }
+}
+
+/// How moves are written.
+#[derive(Copy, Clone, Debug, ValueEnum, Default, PartialEq, Eq)]
+pub enum FormatArg {
+    /// Hub: captures list every captured square, ascending (`27x20x24`).
+    #[default]
+    Hub,
+    /// PDN: captures give start and end (`27x20`), the landing path only when ambiguous.
+    Pdn,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List the legal moves of a position, one per line.
+    Moves {
+        /// The rules.
+        #[arg(long, value_enum, default_value_t)]
+        variant: VariantArg,
+        /// The position (PDN-style FEN); the start position when absent.
+        #[arg(long, conflicts_with = "stdin")]
+        fen: Option<String>,
+        /// Move notation.
+        #[arg(long, value_enum, default_value_t)]
+        format: FormatArg,
+        /// Read FENs from standard input, one per line, and print each one's moves on one line,
+        /// separated by spaces (an empty line when there are none, `error: ...` for a bad FEN).
+        #[arg(long)]
+        stdin: bool,
+    },
+    /// Count the leaves of the legal-move tree (perft), one line per depth.
+    Perft {
+        /// The rules.
+        #[arg(long, value_enum, default_value_t)]
+        variant: VariantArg,
+        /// The position (PDN-style FEN); the start position when absent.
+        #[arg(long)]
+        fen: Option<String>,
+        /// The deepest depth counted.
+        #[arg(long, short)]
+        depth: u32,
+        /// First print each legal move's count at the full depth.
+        #[arg(long)]
+        divide: bool,
+    },
+}

@@ -1,0 +1,33 @@
+//! One module per subcommand.
+
+mod moves;
+mod perft;
+
+use dama_rules::notation::fen;
+use dama_rules::{Error, Position};
+
+use crate::cli::Command;
+use crate::exit::Status;
+
+/// Runs a subcommand.
+pub fn run(command: Command) -> Result<Status, Error> {
+    match command {
+        Command::Moves {
+            variant,
+            fen,
+            format,
+            stdin,
+        } => moves::run(variant.into(), fen.as_deref(), format, stdin),
+        Command::Perft {
+            variant,
+            fen,
+            depth,
+            divide,
+        } => perft::run(variant.into(), fen.as_deref(), depth, divide),
+    }
+}
+
+/// The position of a `--fen` argument, or the start position.
+fn position(text: Option<&str>) -> Result<Position, Error> {
+    text.map_or(Ok(Position::start()), fen::parse)
+}

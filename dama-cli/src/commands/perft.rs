@@ -1,0 +1,32 @@
+//! `dama perft`: leaf counts of the legal-move tree.
+
+use std::time::Instant;
+
+use dama_rules::perft::{divide, perft};
+use dama_rules::{with_rules, Error, Variant};
+
+use crate::exit::Status;
+
+pub fn run(
+    variant: Variant,
+    fen_text: Option<&str>,
+    depth: u32,
+    show_divide: bool,
+) -> Result<Status, Error> {
+    let pos = super::position(fen_text)?;
+    if show_divide {
+        let mut counts = with_rules!(variant, R => divide::<R>(&pos, depth));
+        counts.sort_by_key(|&(m, _)| m);
+        for (m, n) in counts {
+            println!("{m}: {n}");
+        }
+    }
+    for d in 1..=depth {
+        let start = Instant::now();
+        let nodes = with_rules!(variant, R => perft::<R>(&pos, d));
+        let secs = start.elapsed().as_secs_f64();
+        let nps = if secs > 0.0 { nodes as f64 / secs } else { 0.0 };
+        println!("depth {d} nodes {nodes} time {secs:.3} nps {nps:.0}");
+    }
+    Ok(Status::Ok)
+}
