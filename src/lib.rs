@@ -11,6 +11,11 @@
 
 #![warn(missing_docs)]
 
+/// The README's example, compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub use dama_protocol as protocol;
 pub use dama_rules as rules;
 pub use dama_search as search;

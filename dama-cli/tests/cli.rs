@@ -1,0 +1,132 @@
+//! Runs the `dama` binary and checks stdout, stderr and the exit status.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn dama(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dama"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("dama runs");
+    let mut input = child.stdin.take().expect("piped stdin");
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).expect("write stdin");
+    }
+    drop(input);
+    child.wait_with_output().expect("dama finishes")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8 output")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("utf-8 output")
+}
+
+#[test]
+fn moves_lists_hub_moves_one_per_line() {
+    let o = dama(&["moves", "--fen", "W:W22,18:B13,14"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // 18 takes 13 (landing 9) or 14 (landing 11); Hub lists the captured square.
+    assert_eq!(stdout(&o), "18x9x13\n18x11x14\n");
+}
+
+#[test]
+fn moves_defaults_to_the_start_position() {
+    let o = dama(&["moves"], None);
+    assert_eq!(stdout(&o).lines().count(), 7);
+}
+
+#[test]
+fn moves_in_pdn_format() {
+    let o = dama(&["moves", "--fen", "W:W27:B23", "--format", "pdn"], None);
+    assert_eq!(stdout(&o), "27x20\n");
+}
+
+#[test]
+fn moves_of_each_variant() {
+    // A man facing a king: Italian men may not take it, Spanish men may.
+    let fen = "W:W22:BK18";
+    assert_eq!(stdout(&dama(&["moves", "--fen", fen], None)), "22-19\n");
+    let o = dama(&["moves", "--variant", "spanish", "--fen", fen], None);
+    assert_eq!(stdout(&o), "22x13x18\n");
+}
+
+#[test]
+fn stdin_gives_one_line_per_fen_and_goes_on_after_errors() {
+    let input = "W:W22:B18\nnot a fen\nW:W:B1\nW:W29:B4\n";
+    let o = dama(&["moves", "--stdin"], Some(input));
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert_eq!(lines[0], "22x13x18");
+    assert!(lines[1].starts_with("error: ") && lines[1].contains("not a fen"), "{}", lines[1]);
+    assert_eq!(lines[2], "");
+    assert_eq!(lines[3], "29-25 29-26");
+}
+
+#[test]
+fn stdin_all_good_exits_zero() {
+    let o = dama(&["moves", "--stdin"], Some("W:W21-32:B1-12\n"));
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o).split(' ').count(), 7);
+}
+
+#[test]
+fn bad_fen_is_quoted_with_status_2() {
+    let o = dama(&["moves", "--fen", "W:W35:B1"], None);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("W:W35:B1") && err.contains("35"), "{err}");
+    assert!(stdout(&o).is_empty());
+}
+
+#[test]
+fn unknown_variant_is_quoted_with_status_2() {
+    let o = dama(&["perft", "--variant", "chess", "--depth", "1"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("chess"));
+}
+
+#[test]
+fn perft_prints_one_line_per_depth() {
+    let o = dama(&["perft", "--depth", "4"], None);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    let counts: Vec<(u32, u64)> = out
+        .lines()
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!((w[0], w[2], w[4], w[6]), ("depth", "nodes", "time", "nps"), "{l}");
+            (w[1].parse().expect("depth"), w[3].parse().expect("nodes"))
+        })
+        .collect();
+    assert_eq!(counts, [(1, 7), (2, 49), (3, 302), (4, 1469)]);
+}
+
+#[test]
+fn perft_divide_lists_moves_first() {
+    let o = dama(&["perft", "--depth", "3", "--divide"], None);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 7 + 3);
+    let total: u64 = lines[..7]
+        .iter()
+        .map(|l| l.rsplit(' ').next().expect("count").parse::<u64>().expect("number"))
+        .sum();
+    assert_eq!(total, 302);
+    assert!(lines[7].starts_with("depth 1 nodes 7 "));
+}
+
+#[test]
+fn perft_from_a_fen_and_variant() {
+    let o = dama(&["perft", "--variant", "russian", "--depth", "5"], None);
+    assert!(stdout(&o).lines().last().expect("a line").starts_with("depth 5 nodes 7482 "));
+    let o = dama(&["perft", "--fen", "W:WK22:B10,11,18,19", "--depth", "1"], None);
+    assert!(stdout(&o).starts_with("depth 1 nodes 1 "));
+}

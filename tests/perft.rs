@@ -1,0 +1,80 @@
+//! Perft against published numbers: `tests/data/perft.txt` holds positions and leaf counts;
+//! cases above a node cap are left to the benchmarks and to `.ci/run`'s release-mode check.
+
+use dama::rules::notation::fen;
+use dama::rules::perft::{divide, perft};
+use dama::rules::{with_rules, Position, Variant};
+
+/// Largest leaf count checked in the test suite (about a second in the test profile).
+const NODE_CAP: u64 = 25_000_000;
+
+struct Case {
+    variant: Variant,
+    fen: String,
+    depth: u32,
+    nodes: u64,
+}
+
+fn cases() -> Vec<Case> {
+    let text = include_str!("data/perft.txt");
+    let mut out = Vec::new();
+    let mut current: Option<(Variant, String)> = None;
+    for (n, line) in text.lines().enumerate() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            [] => {}
+            [first, ..] if first.starts_with('#') => {}
+            ["pos", variant, fen] => {
+                let variant = variant.parse().expect("known variant");
+                current = Some((variant, fen.to_string()));
+            }
+            ["perft", depth, nodes] => {
+                let (variant, fen) = current.clone().expect("a pos line first");
+                out.push(Case {
+                    variant,
+                    fen,
+                    depth: depth.parse().expect("depth"),
+                    nodes: nodes.parse().expect("nodes"),
+                });
+            }
+            _ => panic!("perft.txt line {}: {line:?}", n + 1),
+        }
+    }
+    out
+}
+
+#[test]
+fn published_start_position_numbers() {
+    let mut checked = 0;
+    for case in cases().iter().filter(|c| c.nodes <= NODE_CAP) {
+        let pos = fen::parse(&case.fen).expect("valid FEN in perft.txt");
+        let got = with_rules!(case.variant, R => perft::<R>(&pos, case.depth));
+        assert_eq!(
+            got, case.nodes,
+            "{} {} depth {}",
+            case.variant, case.fen, case.depth
+        );
+        checked += 1;
+    }
+    // Every variant through depth 10 at least.
+    assert!(checked >= 6 * 10, "only {checked} cases under the cap");
+}
+
+#[test]
+fn italian_start_through_depth_9() {
+    let expected = [7, 49, 302, 1469, 7361, 36473, 177532, 828783, 3860875];
+    for (d, &n) in expected.iter().enumerate() {
+        assert_eq!(perft::<dama::rules::variant::Italian>(&Position::start(), d as u32 + 1), n);
+    }
+}
+
+#[test]
+fn divide_sums_to_perft() {
+    for variant in Variant::ALL {
+        let pos = Position::start();
+        let parts = with_rules!(variant, R => divide::<R>(&pos, 5));
+        let total: u64 = parts.iter().map(|&(_, n)| n).sum();
+        assert_eq!(parts.len(), 7);
+        assert_eq!(total, with_rules!(variant, R => perft::<R>(&pos, 5)), "{variant}");
+    }
+}
