@@ -64,7 +64,10 @@ fn published_start_position_numbers() {
 fn italian_start_through_depth_9() {
     let expected = [7, 49, 302, 1469, 7361, 36473, 177532, 828783, 3860875];
     for (d, &n) in expected.iter().enumerate() {
-        assert_eq!(perft::<dama::rules::variant::Italian>(&Position::start(), d as u32 + 1), n);
+        assert_eq!(
+            perft::<dama::rules::variant::Italian>(&Position::start(), d as u32 + 1),
+            n
+        );
     }
 }
 
@@ -75,6 +78,10 @@ fn divide_sums_to_perft() {
         let parts = with_rules!(variant, R => divide::<R>(&pos, 5));
         let total: u64 = parts.iter().map(|&(_, n)| n).sum();
         assert_eq!(parts.len(), 7);
-        assert_eq!(total, with_rules!(variant, R => perft::<R>(&pos, 5)), "{variant}");
+        assert_eq!(
+            total,
+            with_rules!(variant, R => perft::<R>(&pos, 5)),
+            "{variant}"
+        );
     }
 }

@@ -102,7 +102,10 @@ fn check_position<R: Rules>(pos: &Position) {
         let mut game = Game::from_position(R::VARIANT, *pos);
         assert_eq!(game.play(m), Ok(()), "{pos:?} {m}");
         assert_eq!(*game.position(), pos.after(m));
-        assert_eq!(*game.keys().last().expect("a key per position"), pos.after(m).hash());
+        assert_eq!(
+            *game.keys().last().expect("a key per position"),
+            pos.after(m).hash()
+        );
     }
 }
 
@@ -137,7 +140,9 @@ fn illegal_moves_leave_the_game_unchanged() {
         for from in Square::ALL {
             for to in Square::ALL {
                 let text = format!("{from}-{to}");
-                let expect_ok = legal.iter().any(|m| !m.is_capture() && m.from() == from && m.to() == to);
+                let expect_ok = legal
+                    .iter()
+                    .any(|m| !m.is_capture() && m.from() == from && m.to() == to);
                 let result = game.clone().play_text(&text);
                 assert_eq!(result.is_ok(), expect_ok, "{pos:?} {text}");
                 if !expect_ok {

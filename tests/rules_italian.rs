@@ -113,10 +113,7 @@ fn tier3_most_kings() {
 fn tier4_rules_example_compares_every_king() {
     // rules.md: 30x5 takes 26, 18, 10 (kings at jumps 1 and 2); 30x7 takes 27, 20, 12 (kings at
     // jumps 1 and 3). Comparing only the first king would keep both.
-    assert_eq!(
-        italian("W:WK30:B10,K12,K18,20,K26,K27"),
-        ["30x5x10x18x26"]
-    );
+    assert_eq!(italian("W:WK30:B10,K12,K18,20,K26,K27"), ["30x5x10x18x26"]);
 }
 
 #[test]
@@ -173,10 +170,7 @@ fn start_square_is_passable_and_pieces_are_taken_once() {
 fn king_loop_passes_its_start_square_and_goes_on() {
     // As above, plus a man on 26: after the loop the king crosses 22 again and takes 26, landing
     // on 29. Five pieces beat the four of the loop alone.
-    assert_eq!(
-        italian("W:WK22:B10,11,18,19,26"),
-        ["22x29x10x11x18x19x26"]
-    );
+    assert_eq!(italian("W:WK22:B10,11,18,19,26"), ["22x29x10x11x18x19x26"]);
 }
 
 #[test]
@@ -211,11 +205,11 @@ fn forty_move_draw_after_80_king_plies() {
         assert_eq!(game.outcome(), None, "ply {ply}");
         game.play_text(shuffle[ply % 4]).expect("legal shuffle");
     }
-    assert_eq!(
-        game.outcome(),
-        Some(Outcome::Draw(DrawReason::FortyMoves))
-    );
-    assert!(matches!(game.play_text("29-25"), Err(Error::GameOver { .. })));
+    assert_eq!(game.outcome(), Some(Outcome::Draw(DrawReason::FortyMoves)));
+    assert!(matches!(
+        game.play_text("29-25"),
+        Err(Error::GameOver { .. })
+    ));
 }
 
 #[test]
@@ -261,7 +255,13 @@ fn explanations_name_the_reason() {
         .unwrap_err()
     };
     assert_eq!(why(17, 13), Illegal::EmptySquare { square: sq(17) });
-    assert!(matches!(why(1, 5), Illegal::NotYourPiece { owner: Color::Black, .. }));
+    assert!(matches!(
+        why(1, 5),
+        Illegal::NotYourPiece {
+            owner: Color::Black,
+            ..
+        }
+    ));
     assert!(matches!(why(29, 25), Illegal::MustCapture { capturers } if capturers.count() == 1));
     assert!(matches!(why(22, 15), Illegal::NoSuchMove { .. }));
     // A half-finished capture.

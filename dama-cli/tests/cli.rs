@@ -65,7 +65,11 @@ fn stdin_gives_one_line_per_fen_and_goes_on_after_errors() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 4, "{out}");
     assert_eq!(lines[0], "22x13x18");
-    assert!(lines[1].starts_with("error: ") && lines[1].contains("not a fen"), "{}", lines[1]);
+    assert!(
+        lines[1].starts_with("error: ") && lines[1].contains("not a fen"),
+        "{}",
+        lines[1]
+    );
     assert_eq!(lines[2], "");
     assert_eq!(lines[3], "29-25 29-26");
 }
@@ -102,7 +106,11 @@ fn perft_prints_one_line_per_depth() {
         .lines()
         .map(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
-            assert_eq!((w[0], w[2], w[4], w[6]), ("depth", "nodes", "time", "nps"), "{l}");
+            assert_eq!(
+                (w[0], w[2], w[4], w[6]),
+                ("depth", "nodes", "time", "nps"),
+                "{l}"
+            );
             (w[1].parse().expect("depth"), w[3].parse().expect("nodes"))
         })
         .collect();
@@ -117,7 +125,13 @@ fn perft_divide_lists_moves_first() {
     assert_eq!(lines.len(), 7 + 3);
     let total: u64 = lines[..7]
         .iter()
-        .map(|l| l.rsplit(' ').next().expect("count").parse::<u64>().expect("number"))
+        .map(|l| {
+            l.rsplit(' ')
+                .next()
+                .expect("count")
+                .parse::<u64>()
+                .expect("number")
+        })
         .sum();
     assert_eq!(total, 302);
     assert!(lines[7].starts_with("depth 1 nodes 7 "));
@@ -126,7 +140,14 @@ fn perft_divide_lists_moves_first() {
 #[test]
 fn perft_from_a_fen_and_variant() {
     let o = dama(&["perft", "--variant", "russian", "--depth", "5"], None);
-    assert!(stdout(&o).lines().last().expect("a line").starts_with("depth 5 nodes 7482 "));
-    let o = dama(&["perft", "--fen", "W:WK22:B10,11,18,19", "--depth", "1"], None);
+    assert!(stdout(&o)
+        .lines()
+        .last()
+        .expect("a line")
+        .starts_with("depth 5 nodes 7482 "));
+    let o = dama(
+        &["perft", "--fen", "W:WK22:B10,11,18,19", "--depth", "1"],
+        None,
+    );
     assert!(stdout(&o).starts_with("depth 1 nodes 1 "));
 }
