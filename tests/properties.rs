@@ -9,7 +9,7 @@ use dama::rules::{
     with_rules, Color, Game, Move, Piece, Position, Role, Rules, Setup, Square, Variant,
 };
 use proptest::prelude::*;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 /// Positions along one random game of `variant` (the start included).

@@ -205,7 +205,10 @@ fn forty_move_draw_after_80_king_plies() {
         assert_eq!(game.outcome(), None, "ply {ply}");
         game.play_text(shuffle[ply % 4]).expect("legal shuffle");
     }
-    assert_eq!(game.outcome(), Some(Outcome::Draw(DrawReason::FortyMoves)));
+    assert_eq!(
+        game.outcome(),
+        Some(Outcome::Draw(DrawReason::NoProgress { plies: 80 }))
+    );
     assert!(matches!(
         game.play_text("29-25"),
         Err(Error::GameOver { .. })

@@ -3,17 +3,94 @@
 use std::fmt;
 
 use crate::explain::Candidate;
-use crate::{Color, Error, Move, MoveList, Position, Variant};
+use crate::{Bitboard, Color, Error, Move, MoveList, Position, Variant};
 
-/// Plies without capture or man move after which an Italian or Czech game is drawn (40 moves
-/// by each side).
-pub const NO_PROGRESS_PLIES: u32 = 80;
+/// The end-of-game rules of a variant besides "no legal move loses".
+///
+/// What dama decided where rules.md leaves room (see [`Variant::draw_rules`]):
+/// - Spanish: the three-kings rule counts the stronger side's moves from the first position
+///   with three kings (no men) against a lone king (no men) in which one of the three stands
+///   on the long diagonal 1-5-10-14-19-23-28-32; any change of material ends the count.
+/// - English: threefold repetition and 40 moves each without a capture or a man move.
+/// - Russian: threefold repetition; 15 moves each (30 plies) without a capture or a man move;
+///   three or more kings against a lone king: 15 moves of the stronger side.
+/// - Brazilian: threefold repetition; 25 moves each without a capture or a man move; three or
+///   more kings against a lone king: 16 moves of the stronger side.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DrawRules {
+    /// Plies without progress after which the game is drawn.
+    pub no_progress_plies: u32,
+    /// Whether a man move is progress (otherwise only captures and promotions are, as in Czech).
+    pub man_move_is_progress: bool,
+    /// The occurrence of one position (same side to move) that draws, if repetition draws.
+    pub repetition: Option<usize>,
+    /// Moves the side with three or more kings has to beat a lone king, if that rule applies.
+    pub kings_against_king: Option<u32>,
+    /// Whether that rule needs exactly three kings, one on the long diagonal (Spanish).
+    pub spanish_three_kings: bool,
+}
+
+impl Variant {
+    /// The variant's draw rules.
+    pub const fn draw_rules(self) -> DrawRules {
+        let base = DrawRules {
+            no_progress_plies: 80,
+            man_move_is_progress: true,
+            repetition: Some(3),
+            kings_against_king: None,
+            spanish_three_kings: false,
+        };
+        match self {
+            Variant::Italian => DrawRules {
+                repetition: None,
+                ..base
+            },
+            Variant::Spanish => DrawRules {
+                no_progress_plies: 40,
+                kings_against_king: Some(13),
+                spanish_three_kings: true,
+                ..base
+            },
+            Variant::Czech => DrawRules {
+                man_move_is_progress: false,
+                repetition: None,
+                ..base
+            },
+            Variant::English => base,
+            Variant::Russian => DrawRules {
+                no_progress_plies: 30,
+                kings_against_king: Some(15),
+                ..base
+            },
+            Variant::Brazilian => DrawRules {
+                no_progress_plies: 50,
+                kings_against_king: Some(16),
+                ..base
+            },
+        }
+    }
+}
+
+/// The long diagonal 1-5-10-14-19-23-28-32.
+const LONG_DIAGONAL: Bitboard =
+    Bitboard(1 | 1 << 5 | 1 << 10 | 1 << 15 | 1 << 20 | 1 << 25 | 1 << 30 | 1 << 35);
 
 /// Why a game was drawn.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum DrawReason {
-    /// 40 moves by each side without a capture or a man move.
-    FortyMoves,
+    /// Too many plies without progress (for Italian: 40 moves by each side without a capture
+    /// or a man move).
+    NoProgress {
+        /// The plies played without progress.
+        plies: u32,
+    },
+    /// The same position occurred for the third time.
+    Repetition,
+    /// Three or more kings failed to beat a lone king in the allowed moves.
+    KingsAgainstKing {
+        /// The moves the stronger side had.
+        moves: u32,
+    },
 }
 
 /// How a game ended.
@@ -29,10 +106,19 @@ impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Outcome::Win(c) => write!(f, "{c} wins: {} has no legal move", !*c),
-            Outcome::Draw(DrawReason::FortyMoves) => {
+            Outcome::Draw(DrawReason::NoProgress { plies }) => {
                 write!(
                     f,
-                    "draw: 40 moves by each side without a capture or a man move"
+                    "draw: {plies} plies without progress (capture or man move)"
+                )
+            }
+            Outcome::Draw(DrawReason::Repetition) => {
+                write!(f, "draw: the same position for the third time")
+            }
+            Outcome::Draw(DrawReason::KingsAgainstKing { moves }) => {
+                write!(
+                    f,
+                    "draw: the kings did not win against the lone king in {moves} moves"
                 )
             }
         }
@@ -69,8 +155,10 @@ pub struct Game {
     moves: Vec<Move>,
     /// Hash of every position so far, the start included.
     keys: Vec<u64>,
-    /// Plies since the last capture or man move.
+    /// Plies since the last capture or man move (or promotion, by the variant's rules).
     quiet_plies: u32,
+    /// Moves of the stronger side since the kings-against-king count started.
+    kings_count: Option<u32>,
     legal: MoveList,
 }
 
@@ -95,8 +183,36 @@ impl Game {
             moves: Vec::new(),
             keys: vec![start.hash()],
             quiet_plies: 0,
+            kings_count: Self::kings_against_king(variant, &start)
+                .filter(|&strong| Self::count_starts(variant, &start, strong))
+                .map(|_| 0),
             legal: start.legal_moves_for(variant),
         }
+    }
+
+    /// The stronger side when the material is three or more kings (exactly three in Spanish)
+    /// against a lone king and the variant has the kings-against-king rule.
+    fn kings_against_king(variant: Variant, pos: &Position) -> Option<Color> {
+        let rules = variant.draw_rules();
+        rules.kings_against_king?;
+        Color::ALL.into_iter().find(|&strong| {
+            let weak = !strong;
+            let kings = pos.kings(strong).count();
+            pos.men(strong).is_empty()
+                && pos.men(weak).is_empty()
+                && pos.kings(weak).count() == 1
+                && if rules.spanish_three_kings {
+                    kings == 3
+                } else {
+                    kings >= 3
+                }
+        })
+    }
+
+    /// Whether the kings-against-king count starts in `pos` (Spanish: one of the three kings
+    /// must stand on the long diagonal).
+    fn count_starts(variant: Variant, pos: &Position, strong: Color) -> bool {
+        !variant.draw_rules().spanish_three_kings || (pos.kings(strong) & LONG_DIAGONAL).any()
     }
 
     /// The variant played.
@@ -124,7 +240,8 @@ impl Game {
         &self.keys
     }
 
-    /// Plies played since the last capture or man move.
+    /// Plies played since the last progress (capture, man move or promotion, as the variant's
+    /// [`DrawRules`] say).
     pub fn quiet_plies(&self) -> u32 {
         self.quiet_plies
     }
@@ -136,10 +253,19 @@ impl Game {
 
     /// The result, once the game is over.
     pub fn outcome(&self) -> Option<Outcome> {
+        let rules = self.variant.draw_rules();
+        let key = self.keys.last().copied().unwrap_or_default();
+        let repeated = || self.keys.iter().filter(|&&k| k == key).count();
         if self.legal.is_empty() {
             Some(Outcome::Win(!self.position.turn()))
-        } else if self.quiet_plies >= NO_PROGRESS_PLIES {
-            Some(Outcome::Draw(DrawReason::FortyMoves))
+        } else if rules.repetition.is_some_and(|n| repeated() >= n) {
+            Some(Outcome::Draw(DrawReason::Repetition))
+        } else if self.quiet_plies >= rules.no_progress_plies {
+            Some(Outcome::Draw(DrawReason::NoProgress {
+                plies: self.quiet_plies,
+            }))
+        } else if let (Some(done), Some(moves)) = (self.kings_count, rules.kings_against_king) {
+            (done >= moves).then_some(Outcome::Draw(DrawReason::KingsAgainstKing { moves }))
         } else {
             None
         }
@@ -182,13 +308,21 @@ impl Game {
                 },
             });
         }
-        let man_moved = self.position.men(self.position.turn()).contains(m.from());
+        let mover = self.position.turn();
+        let man_moved = self.position.men(mover).contains(m.from());
+        let progress = m.is_capture()
+            || m.promotes()
+            || (man_moved && self.variant.draw_rules().man_move_is_progress);
         let key = self.position.hash_after(*self.keys.last().unwrap_or(&0), m);
         self.position.play_unchecked(m);
-        self.quiet_plies = if m.is_capture() || man_moved {
-            0
-        } else {
-            self.quiet_plies + 1
+        self.quiet_plies = if progress { 0 } else { self.quiet_plies + 1 };
+        let strong = Self::kings_against_king(self.variant, &self.position);
+        self.kings_count = match (strong, self.kings_count) {
+            (None, _) => None,
+            (Some(strong), Some(n)) if !m.is_capture() => Some(n + u32::from(mover == strong)),
+            (Some(strong), _) => {
+                Self::count_starts(self.variant, &self.position, strong).then_some(0)
+            }
         };
         self.moves.push(m);
         self.keys.push(key);

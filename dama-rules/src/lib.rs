@@ -45,7 +45,7 @@ pub use bitboard::{Bitboard, Squares};
 pub use color::{ByColor, Color};
 pub use error::Error;
 pub use explain::Illegal;
-pub use game::{DrawReason, Game, Outcome};
+pub use game::{DrawReason, DrawRules, Game, Outcome};
 pub use moves::{HubMove, Move, MoveList, MAX_MOVES};
 pub use piece::{Piece, Role};
 pub use position::Position;
