@@ -245,4 +245,26 @@ impl Position {
             })
         }
     }
+
+    /// Why the move `m` (from another position, or made up) is not legal here under rules `R`.
+    pub fn why_illegal<R: Rules>(&self, m: Move) -> Illegal {
+        let candidate = Candidate {
+            from: m.from(),
+            to: m.to(),
+            captured: Some(m.captured()),
+        };
+        match self.explain_move::<R>(candidate) {
+            Err(why) => why,
+            // Same squares, another promotion flag: a move of a different position.
+            Ok(_) => Illegal::NoSuchMove {
+                square: m.from(),
+                moves: self
+                    .moves::<R>()
+                    .iter()
+                    .copied()
+                    .filter(|l| l.from() == m.from())
+                    .collect(),
+            },
+        }
+    }
 }

@@ -2,7 +2,6 @@
 
 use std::fmt;
 
-use crate::explain::Candidate;
 use crate::{Bitboard, Color, Error, Move, MoveList, Position, Variant};
 
 /// The end-of-game rules of a variant besides "no legal move loses".
@@ -281,31 +280,9 @@ impl Game {
             return Err(Error::GameOver { outcome });
         }
         if !self.legal.contains(&m) {
-            let candidate = Candidate {
-                from: m.from(),
-                to: m.to(),
-                captured: Some(m.captured()),
-            };
-            let why =
-                crate::with_rules!(self.variant, R => self.position.explain_move::<R>(candidate));
-            return Err(match why {
-                Err(why) => Error::IllegalMove {
-                    text: m.to_string(),
-                    why,
-                },
-                // Same squares, different promotion flag: a move of another position.
-                Ok(_) => Error::IllegalMove {
-                    text: m.to_string(),
-                    why: crate::Illegal::NoSuchMove {
-                        square: m.from(),
-                        moves: self
-                            .legal
-                            .iter()
-                            .copied()
-                            .filter(|l| l.from() == m.from())
-                            .collect(),
-                    },
-                },
+            return Err(Error::IllegalMove {
+                text: m.to_string(),
+                why: crate::with_rules!(self.variant, R => self.position.why_illegal::<R>(m)),
             });
         }
         let mover = self.position.turn();

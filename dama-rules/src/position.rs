@@ -172,6 +172,33 @@ impl Position {
         self.turn = <S::Other as crate::movegen::Side>::COLOR;
     }
 
+    /// Plays `m` if it is legal under rules `R`.
+    ///
+    /// ```
+    /// use dama_rules::{variant::Italian, Position};
+    /// let mut pos = Position::start();
+    /// let m = pos.legal_moves()[0];
+    /// pos.play::<Italian>(m)?;
+    /// // The same move is not legal for Black: refused, nothing changes.
+    /// let before = pos;
+    /// assert!(pos.play::<Italian>(m).is_err());
+    /// assert_eq!(pos, before);
+    /// # Ok::<_, dama_rules::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::IllegalMove`] with the reason; the position is unchanged.
+    pub fn play<R: crate::Rules>(&mut self, m: Move) -> Result<(), Error> {
+        if self.moves::<R>().contains(&m) {
+            self.play_unchecked(m);
+            return Ok(());
+        }
+        Err(Error::IllegalMove {
+            text: m.to_string(),
+            why: self.why_illegal::<R>(m),
+        })
+    }
+
     /// The position after `m`, which is not checked; see [`Position::play_unchecked`].
     #[inline]
     #[must_use]

@@ -89,7 +89,7 @@ rules!(
     promo_end: true, priority: MostPieces
 );
 
-/// A variant of draughts, chosen once at the top; [`Variant::dispatch`]-style helpers turn it
+/// A variant of draughts, chosen once at the top; [`with_rules!`](crate::with_rules) turns it
 /// into the matching [`Rules`] type.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug, Default)]
 pub enum Variant {

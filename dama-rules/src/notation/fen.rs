@@ -145,7 +145,7 @@ pub fn write(pos: &Position) -> String {
 }
 
 impl Position {
-    /// The canonical FEN (see [`write`]).
+    /// The canonical FEN (see [`write()`]).
     pub fn fen(&self) -> String {
         write(self)
     }
@@ -154,7 +154,7 @@ impl Position {
 impl std::str::FromStr for Position {
     type Err = Error;
 
-    /// Reads a FEN (see [`parse`]).
+    /// Reads a FEN (see [`parse()`]).
     fn from_str(s: &str) -> Result<Position, Error> {
         parse(s)
     }
