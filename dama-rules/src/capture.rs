@@ -5,7 +5,7 @@
 //! is fixed for the whole search (the moving piece's start square counts as empty); a piece
 //! already captured can neither be jumped again nor landed on.
 
-use crate::movegen::{shift, Side, View, DIRS};
+use crate::movegen::{man_capture_dirs, shift, Side, View, DIRS};
 use crate::variant::Priority;
 use crate::{Move, MoveList, Rules};
 
@@ -102,12 +102,7 @@ impl<C: Collector> Search<'_, C> {
         let victims = self.v.man_victims::<R>() & !captured;
         let here = 1u64 << at;
         let mut any = false;
-        let dirs = S::FORWARD.into_iter().chain(if R::MEN_CAPTURE_BACKWARDS {
-            S::BACKWARD
-        } else {
-            [0, 0]
-        });
-        for d in dirs {
+        for d in man_capture_dirs::<R, S>() {
             if d == 0 {
                 continue;
             }
@@ -283,7 +278,7 @@ pub(crate) fn generate<R: Rules, S: Side, C: Collector>(v: &View, out: &mut C) {
     };
     let victims = v.man_victims::<R>();
     let mut men = 0;
-    for d in crate::movegen::man_capture_dirs::<R, S>() {
+    for d in man_capture_dirs::<R, S>() {
         if d != 0 {
             men |= shift(shift(v.empty, -d) & victims, -d);
         }
