@@ -155,3 +155,20 @@ fn illegal_moves_leave_the_game_unchanged() {
         }
     }
 }
+
+#[test]
+fn move_lists_stay_well_below_capacity() {
+    // Random king-heavy positions of every variant: the longest lists seen are about 60 moves
+    // (flying kings); MAX_MOVES leaves a wide margin.
+    for variant in Variant::ALL {
+        let longest = (0..3000u64)
+            .map(|seed| random_setup(seed).legal_moves_for(variant).len())
+            .max()
+            .unwrap_or(0);
+        assert!(longest > 10, "{variant}: positions too tame ({longest})");
+        assert!(
+            longest < dama::rules::MAX_MOVES / 2,
+            "{variant}: {longest} moves"
+        );
+    }
+}
