@@ -172,3 +172,22 @@ fn move_lists_stay_well_below_capacity() {
         );
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Readers return errors, never panic, on any text; what they accept reads back the same.
+    #[test]
+    fn readers_never_panic(text in "[WBKwbkHF0-9:,xX\\-. \"]{0,40}|\\PC{0,40}") {
+        if let Ok(pos) = fen::parse(&text) {
+            prop_assert_eq!(fen::parse(&fen::write(&pos)), Ok(pos));
+        }
+        let _ = hub::parse(&text);
+        let pos = Position::start();
+        for format in [MoveFormat::Hub, MoveFormat::Pdn, MoveFormat::Any] {
+            if let Ok(m) = notation::parse_move::<dama::rules::variant::Italian>(&pos, &text, format) {
+                prop_assert!(pos.legal_moves().contains(&m));
+            }
+        }
+    }
+}

@@ -245,7 +245,8 @@ impl Game {
         self.quiet_plies
     }
 
-    /// The legal moves in the current position (none when the game is drawn).
+    /// The legal moves in the current position (even when a draw rule has ended the game:
+    /// [`Game::play`] then refuses them).
     pub fn legal_moves(&self) -> &MoveList {
         &self.legal
     }
