@@ -1,5 +1,7 @@
 //! Command-line arguments. Converted into library types in `commands` and going no further.
 
+use std::path::PathBuf;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use dama_rules::Variant;
 
@@ -88,5 +90,36 @@ pub enum Command {
         /// First print each legal move's count at the full depth.
         #[arg(long)]
         divide: bool,
+    },
+    /// Read PDN game files: check the games, list their positions, or rewrite them.
+    ///
+    /// Exit status: 0 when every game is good, 1 when a game is bad (each is reported with its
+    /// game number, line, move number, side, move text and why), 2 when the file cannot be read.
+    Pdn {
+        /// The rules of games without a GameType tag.
+        #[arg(long, value_enum, default_value_t, global = true)]
+        variant: VariantArg,
+        #[command(subcommand)]
+        action: PdnAction,
+    },
+}
+
+/// What `dama pdn` does with a file.
+#[derive(Subcommand, Debug)]
+pub enum PdnAction {
+    /// Replay every game; print one line per bad game, then a count.
+    Check {
+        /// The PDN file (`-` for standard input).
+        file: PathBuf,
+    },
+    /// Print the position before the first move and after every move: `game ply FEN`.
+    Fens {
+        /// The PDN file (`-` for standard input).
+        file: PathBuf,
+    },
+    /// Write the games in canonical PDN to standard output.
+    Convert {
+        /// The PDN file (`-` for standard input).
+        file: PathBuf,
     },
 }

@@ -78,4 +78,64 @@ pub enum Error {
         /// How it ended.
         outcome: crate::Outcome,
     },
+    /// A PDN game that breaks the file format.
+    #[error("game {game}, line {line}: {found}: expected {expected}")]
+    MalformedPdn {
+        /// The game's number in the file, from 1.
+        game: usize,
+        /// The line, from 1.
+        line: usize,
+        /// What was found, quoting the text.
+        found: String,
+        /// What was expected instead.
+        expected: String,
+    },
+    /// A move of a PDN game that is malformed, illegal or ambiguous.
+    #[error(
+        "game {game}, line {line}: move {number} ({side}) \"{text}\": {}",
+        crate::notation::pdn::move_reason(reason)
+    )]
+    PdnMove {
+        /// The game's number in the file, from 1.
+        game: usize,
+        /// The line, from 1.
+        line: usize,
+        /// The move number (a move is one by White and one by Black).
+        number: usize,
+        /// The side that was to play it.
+        side: crate::Color,
+        /// The move as written.
+        text: String,
+        /// Why it cannot be played: [`Error::MalformedMove`], [`Error::IllegalMove`] (with the
+        /// rules' explanation) or [`Error::AmbiguousMove`].
+        reason: Box<Error>,
+    },
+    /// A PDN `GameType` naming no variant dama plays.
+    #[error("game {game}, line {line}: GameType \"{value}\" is not a variant dama plays: expected the type number 22 (Italian), 24 (Spanish), 29 (Czech), 21 (English), 25 (Russian) or 26 (Brazilian), alone or followed by the rest of the GameType")]
+    PdnGameType {
+        /// The game's number in the file, from 1.
+        game: usize,
+        /// The line, from 1.
+        line: usize,
+        /// The tag's value.
+        value: String,
+    },
+    /// A PDN `FEN` tag that is not a position.
+    #[error("game {game}, line {line}: {reason}")]
+    PdnFen {
+        /// The game's number in the file, from 1.
+        game: usize,
+        /// The line, from 1.
+        line: usize,
+        /// What is wrong with it ([`Error::MalformedFen`] quoting the tag's value).
+        reason: Box<Error>,
+    },
+    /// A PDN input that cannot be read.
+    #[error("cannot read the PDN input at line {line}: {why}")]
+    PdnRead {
+        /// The line that could not be read, from 1.
+        line: usize,
+        /// The system's reason.
+        why: String,
+    },
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod moves;
+mod pdn;
 mod perft;
 
 use dama_rules::notation::fen;
@@ -24,6 +25,7 @@ pub fn run(command: Command) -> Result<Status, Error> {
             depth,
             divide,
         } => perft::run(variant.into(), fen.as_deref(), depth, divide),
+        Command::Pdn { variant, action } => pdn::run(variant.into(), action),
     }
 }
 

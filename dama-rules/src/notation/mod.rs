@@ -9,6 +9,7 @@
 
 pub mod fen;
 pub mod hub;
+pub mod pdn;
 
 use arrayvec::ArrayVec;
 

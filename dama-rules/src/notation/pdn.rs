@@ -1,0 +1,711 @@
+//! PDN game files: a streaming reader of files holding many games, and a canonical writer.
+//!
+//! ```
+//! use dama_rules::notation::pdn::{self, GameResult};
+//! use dama_rules::Variant;
+//!
+//! let file = r#"
+//! [Event "Club night"]
+//! [White "Rossi"]
+//! [Black "Bianchi"]
+//! [GameType "22"]
+//! 1. 22-19 {a classic} 10-14 2. 19x10 5x14 3. 23-19 $1 (3. 21-17) 14x23 4. 27x20 *
+//!
+//! [GameType "24"]
+//! 1. 21-17 bogus 0-1
+//! "#;
+//! let mut games = pdn::Reader::new(file.as_bytes(), Variant::Italian);
+//! let game = games.next().unwrap()?;
+//! assert_eq!(game.variant, Variant::Italian);
+//! assert_eq!(game.tag("White"), Some("Rossi"));
+//! assert_eq!(game.moves.len(), 7);
+//! assert_eq!(game.comments[0].text, "a classic");
+//! assert_eq!(game.comments[0].ply, 1); // after the first move
+//! assert_eq!(game.result, GameResult::Unknown);
+//!
+//! // A bad game is reported with where and why, and reading goes on.
+//! let err = games.next().unwrap().unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "game 2, line 9: move 1 (black) \"bogus\": it is not a move: expected squares \
+//!      1..=32 joined by '-' (quiet move) or 'x' (capture), like 22-18 or 27x20"
+//! );
+//! assert!(games.next().is_none());
+//!
+//! // The canonical form: the usual tag order, the long GameType, wrapped movetext.
+//! let text = pdn::write(&game)?;
+//! assert!(text.starts_with(
+//!     "[Event \"Club night\"]\n[White \"Rossi\"]\n[Black \"Bianchi\"]\n[Result \"*\"]\n\
+//!      [GameType \"22,W,8,8,N2,1\"]\n\n1. 22-19 {a classic} 1... 10-14 2. 19x10"
+//! ));
+//! let again = pdn::read_str(&text, Variant::Italian).remove(0)?;
+//! assert_eq!(again, game);
+//! # Ok::<_, dama_rules::Error>(())
+//! ```
+//!
+//! # What the reader accepts
+//!
+//! Tags `[Name "value"]` (with `\"` and `\\` escapes; an unquoted value is accepted too);
+//! movetext with move numbers `1.` and `1...` (glued to the move or apart); captures in the
+//! short PDN form `27x20`, with the full landing path `13x22x31`, or Hub style with the
+//! captured squares; `:` as a capture sign; move glyphs `! ? !! ?? !? ?!` and the Italian
+//! forced-move mark `*` glued to a move (`22x13*`, not a terminator); comments `{...}` and
+//! `;` to the end of the line; variations `(...)`, nested, which are skipped; `$n`; lines
+//! starting with `%`; and the results `1-0`, `0-1`, `1/2-1/2`, `*`, and `2-0`, `0-2`, `1-1`,
+//! `0-0` as some draughts programs write them (`0-0` reads as unknown). Lines that are not
+//! UTF-8 are read as Latin-1. For Russian, Brazilian and Czech games, squares may also be
+//! written algebraically with `a1` a dark square at White's left (`c3-d4`, `c3:e5`, and in
+//! the FEN tag).
+//!
+//! Each game gets its variant from the first number of `GameType` (the caller's default when
+//! the tag is absent), its start from `FEN` (the start position otherwise), and its main-line
+//! moves checked against the rules. A game ends at its terminator or where the next game's
+//! tags begin. A game that breaks the format or has a move that is not legal is reported as
+//! an error naming the game, the line and, for moves, the move number, side, text and the
+//! rules' reason; the reader then goes on with the next game. Reading takes time linear in
+//! the size of the input.
+//!
+//! Kept: tags, variant, start, moves, comments (attached to the move they follow, or to the
+//! start) and result. Dropped: variations, `$n`, glyphs, move numbers and `%` lines.
+
+mod lexer;
+mod writer;
+
+use std::io::BufRead;
+
+use lexer::{Lexer, Tok, Token};
+
+use crate::notation::{fen, parse_move, MoveFormat};
+use crate::{Color, Error, Move, Outcome, Position, Square, Variant};
+
+pub use writer::write;
+
+/// The result of a game as PDN writes it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum GameResult {
+    /// `1-0` (also read from `2-0`).
+    WhiteWins,
+    /// `0-1` (also read from `0-2`).
+    BlackWins,
+    /// `1/2-1/2` (also read from `1-1`).
+    Draw,
+    /// `*`: unknown or unfinished (also read from `0-0`).
+    #[default]
+    Unknown,
+}
+
+impl GameResult {
+    /// The canonical text: `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::Unknown => "*",
+        }
+    }
+
+    /// The result a game terminator stands for, accepting the forms some draughts programs
+    /// write (`2-0`, `0-2`, `1-1`, `0-0`).
+    ///
+    /// ```
+    /// use dama_rules::notation::pdn::GameResult;
+    /// assert_eq!(GameResult::from_terminator("2-0"), Some(GameResult::WhiteWins));
+    /// assert_eq!(GameResult::from_terminator("22-18"), None);
+    /// ```
+    pub fn from_terminator(text: &str) -> Option<GameResult> {
+        Some(match text {
+            "1-0" | "2-0" => GameResult::WhiteWins,
+            "0-1" | "0-2" => GameResult::BlackWins,
+            "1/2-1/2" | "1-1" | "½-½" => GameResult::Draw,
+            "*" | "0-0" => GameResult::Unknown,
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for GameResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<Outcome> for GameResult {
+    fn from(outcome: Outcome) -> GameResult {
+        match outcome {
+            Outcome::Win(Color::White) => GameResult::WhiteWins,
+            Outcome::Win(Color::Black) => GameResult::BlackWins,
+            Outcome::Draw(_) => GameResult::Draw,
+        }
+    }
+}
+
+/// A comment and where it stands.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Comment {
+    /// The number of moves played before it: 0 before the first move, 1 after the first...
+    pub ply: usize,
+    /// The text, with runs of whitespace turned into one space.
+    pub text: String,
+}
+
+/// One game of a PDN file: what the reader gives and the writer takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PdnGame {
+    /// The tags in file order, except `GameType`, `FEN` and `Result`, which are read into
+    /// [`variant`](Self::variant), [`start`](Self::start) and [`result`](Self::result).
+    pub tags: Vec<(String, String)>,
+    /// The rules the game is played by.
+    pub variant: Variant,
+    /// The start position.
+    pub start: Position,
+    /// The main line, every move legal in turn.
+    pub moves: Vec<Move>,
+    /// The comments, in order.
+    pub comments: Vec<Comment>,
+    /// The result.
+    pub result: GameResult,
+}
+
+impl PdnGame {
+    /// A game with no tags, moves or comments and an unknown result.
+    pub fn new(variant: Variant, start: Position) -> PdnGame {
+        PdnGame {
+            tags: Vec::new(),
+            variant,
+            start,
+            moves: Vec::new(),
+            comments: Vec::new(),
+            result: GameResult::Unknown,
+        }
+    }
+
+    /// The value of the first tag called `name` (not `GameType`, `FEN` or `Result`; see
+    /// [`PdnGame::tags`]).
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The start position and the position after every move, in order (one more than there
+    /// are moves). The moves are trusted to be legal, as the reader leaves them.
+    pub fn positions(&self) -> impl Iterator<Item = Position> + '_ {
+        let mut pos = self.start;
+        std::iter::once(pos).chain(self.moves.iter().map(move |&m| {
+            pos.play_unchecked(m);
+            pos
+        }))
+    }
+}
+
+/// A streaming reader of the games of a PDN file.
+///
+/// An iterator of games: each item is a game or the error that made it unreadable; reading
+/// goes on after a bad game. An I/O error ends the iteration.
+pub struct Reader<R> {
+    lexer: Lexer<R>,
+    default: Variant,
+    games: usize,
+    pending: Option<Token>,
+    done: bool,
+}
+
+impl<R: BufRead> Reader<R> {
+    /// Reads games from `input`; games without a `GameType` tag are played by `default`.
+    pub fn new(input: R, default: Variant) -> Reader<R> {
+        Reader {
+            lexer: Lexer::new(input),
+            default,
+            games: 0,
+            pending: None,
+            done: false,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Reader<R> {
+    type Item = Result<PdnGame, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let mut token = self.pending.take().or_else(|| self.lexer.next_token())?;
+        self.games += 1;
+        let mut game = Builder::new(self.games, self.default);
+        loop {
+            match game.feed(token) {
+                Step::More => {}
+                Step::End => return Some(game.finish()),
+                Step::NextGame(t) => {
+                    self.pending = Some(t);
+                    return Some(game.finish());
+                }
+                Step::Io(err) => {
+                    self.done = true;
+                    return Some(Err(err));
+                }
+            }
+            match self.lexer.next_token() {
+                Some(t) => token = t,
+                None => return Some(game.finish()),
+            }
+        }
+    }
+}
+
+/// Reads every game of `text` (see [`Reader`]).
+pub fn read_str(text: &str, default: Variant) -> Vec<Result<PdnGame, Error>> {
+    Reader::new(text.as_bytes(), default).collect()
+}
+
+/// What the reader does after a token.
+enum Step {
+    More,
+    End,
+    NextGame(Token),
+    Io(Error),
+}
+
+/// The board while the main line is replayed.
+struct Replay {
+    variant: Variant,
+    pos: Position,
+    black_first: bool,
+}
+
+/// One game being read.
+struct Builder {
+    number: usize,
+    game: PdnGame,
+    game_type: Option<(String, usize)>,
+    fen: Option<(String, usize)>,
+    result_tag: Option<(String, usize)>,
+    replay: Option<Replay>,
+    in_movetext: bool,
+    terminator: Option<(GameResult, usize)>,
+    error: Option<Error>,
+}
+
+impl Builder {
+    fn new(number: usize, default: Variant) -> Builder {
+        Builder {
+            number,
+            game: PdnGame::new(default, Position::start()),
+            game_type: None,
+            fen: None,
+            result_tag: None,
+            replay: None,
+            in_movetext: false,
+            terminator: None,
+            error: None,
+        }
+    }
+
+    fn fail(&mut self, err: Error) {
+        if self.error.is_none() {
+            self.error = Some(err);
+        }
+    }
+
+    fn syntax(&self, line: usize, found: String, expected: String) -> Error {
+        Error::MalformedPdn {
+            game: self.number,
+            line,
+            found,
+            expected,
+        }
+    }
+
+    fn feed(&mut self, token: Token) -> Step {
+        let line = token.line;
+        match token.tok {
+            Tok::Tag { .. } if self.in_movetext => return Step::NextGame(token),
+            Tok::Tag { name, value } => self.tag(name, value, line),
+            Tok::Comment(text) => {
+                let ply = self.game.moves.len();
+                self.game.comments.push(Comment { ply, text });
+            }
+            Tok::Move(text) => {
+                self.in_movetext = true;
+                if self.error.is_none() {
+                    self.play(&text, line);
+                }
+            }
+            Tok::Result(result) => {
+                self.terminator = Some((result, line));
+                return Step::End;
+            }
+            Tok::Bad { found, expected } => {
+                let err = self.syntax(line, found, expected);
+                self.fail(err);
+            }
+            Tok::Io(why) => return Step::Io(Error::PdnRead { line, why }),
+        }
+        Step::More
+    }
+
+    fn tag(&mut self, name: String, value: String, line: usize) {
+        let slot = match name.as_str() {
+            "GameType" => &mut self.game_type,
+            "FEN" => &mut self.fen,
+            "Result" => &mut self.result_tag,
+            _ => {
+                self.game.tags.push((name, value));
+                return;
+            }
+        };
+        if slot.is_some() {
+            let err = self.syntax(
+                line,
+                format!("a second {name} tag \"{value}\""),
+                format!("one {name} tag per game"),
+            );
+            self.fail(err);
+        } else {
+            *slot = Some((value, line));
+        }
+    }
+
+    /// Reads GameType and FEN, once, when the movetext starts or the game ends.
+    fn setup(&mut self) -> Option<&mut Replay> {
+        if self.replay.is_none() && self.error.is_none() {
+            match self.variant().and_then(|v| Ok((v, self.start(v)?))) {
+                Ok((variant, start)) => {
+                    self.game.variant = variant;
+                    self.game.start = start;
+                    self.replay = Some(Replay {
+                        variant,
+                        pos: start,
+                        black_first: start.turn() == Color::Black,
+                    });
+                }
+                Err(err) => self.fail(err),
+            }
+        }
+        self.replay.as_mut()
+    }
+
+    fn variant(&self) -> Result<Variant, Error> {
+        let Some((value, line)) = &self.game_type else {
+            return Ok(self.game.variant);
+        };
+        let number = value.split(',').next().unwrap_or("").trim();
+        number
+            .parse::<u32>()
+            .ok()
+            .and_then(Variant::from_game_type)
+            .ok_or_else(|| Error::PdnGameType {
+                game: self.number,
+                line: *line,
+                value: value.clone(),
+            })
+    }
+
+    fn start(&self, variant: Variant) -> Result<Position, Error> {
+        let Some((value, line)) = &self.fen else {
+            return Ok(Position::start());
+        };
+        let text = if is_algebraic(variant) {
+            algebraic_fen(value)
+        } else {
+            value.clone()
+        };
+        fen::parse(&text).map_err(|err| Error::PdnFen {
+            game: self.number,
+            line: *line,
+            reason: Box::new(match err {
+                Error::MalformedFen { why, .. } => Error::MalformedFen {
+                    fen: value.clone(),
+                    why,
+                },
+                other => other,
+            }),
+        })
+    }
+
+    fn play(&mut self, text: &str, line: usize) {
+        let number = self.number;
+        let ply = self.game.moves.len();
+        let Some(replay) = self.setup() else {
+            return;
+        };
+        let (variant, pos) = (replay.variant, replay.pos);
+        let wanted = move_text(variant, text);
+        let parsed =
+            crate::with_rules!(variant, R => parse_move::<R>(&pos, &wanted, MoveFormat::Any));
+        match parsed {
+            Ok(m) => {
+                replay.pos.play_unchecked(m);
+                self.game.moves.push(m);
+            }
+            Err(reason) => {
+                let err = Error::PdnMove {
+                    game: number,
+                    line,
+                    number: (ply + usize::from(replay.black_first)) / 2 + 1,
+                    side: pos.turn(),
+                    text: text.to_string(),
+                    reason: Box::new(reason),
+                };
+                self.fail(err);
+            }
+        }
+    }
+
+    fn finish(mut self) -> Result<PdnGame, Error> {
+        self.setup();
+        if let Some(err) = self.error {
+            return Err(err);
+        }
+        let tag = match &self.result_tag {
+            None => None,
+            Some((value, line)) => match result_tag(value) {
+                Some(r) => Some((r, *line, value.as_str())),
+                None => {
+                    return Err(self.syntax(
+                        *line,
+                        format!("Result tag \"{value}\""),
+                        "1-0, 0-1, 1/2-1/2 or *".into(),
+                    ))
+                }
+            },
+        };
+        self.game.result = match (self.terminator, tag) {
+            (Some((r, _)), None) | (None, Some((r, _, _))) => r,
+            (None, None) => GameResult::Unknown,
+            (Some((t, line)), Some((r, _, value))) => {
+                if t != r && t != GameResult::Unknown && r != GameResult::Unknown {
+                    return Err(self.syntax(
+                        line,
+                        format!("result {t} after the moves but Result tag \"{value}\""),
+                        "the same result in both places".into(),
+                    ));
+                }
+                if t == GameResult::Unknown {
+                    r
+                } else {
+                    t
+                }
+            }
+        };
+        Ok(self.game)
+    }
+}
+
+/// The result a `Result` tag names; an empty value and `?` mean unknown.
+fn result_tag(value: &str) -> Option<GameResult> {
+    match value.trim() {
+        "" | "?" => Some(GameResult::Unknown),
+        text => GameResult::from_terminator(text),
+    }
+}
+
+/// The reason of a move error without the quoted move, for [`Error::PdnMove`].
+pub(crate) fn move_reason(err: &Error) -> String {
+    match err {
+        Error::IllegalMove { why, .. } => why.to_string(),
+        Error::AmbiguousMove {
+            count, candidates, ..
+        } => format!(
+            "it is ambiguous: {count} legal moves match ({candidates}); give the landing squares"
+        ),
+        Error::MalformedMove { .. } => "it is not a move: expected squares 1..=32 joined by '-' \
+                                        (quiet move) or 'x' (capture), like 22-18 or 27x20"
+            .into(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether the variant's own notation names squares algebraically.
+fn is_algebraic(variant: Variant) -> bool {
+    matches!(
+        variant,
+        Variant::Russian | Variant::Brazilian | Variant::Czech
+    )
+}
+
+/// The square of an algebraic name (`c3`) on a board with a dark `a1` at White's left: the
+/// engine's board seen in a mirror, which leaves every rule unchanged.
+fn algebraic_square(name: &str) -> Option<Square> {
+    let &[file, rank] = name.as_bytes() else {
+        return None;
+    };
+    let file = file.to_ascii_lowercase();
+    if !(b'a'..=b'h').contains(&file) || !(b'1'..=b'8').contains(&rank) {
+        return None;
+    }
+    Square::from_coords(b'8' - rank, 7 - (file - b'a'))
+}
+
+/// A move word ready for [`parse_move`]: `:` read as `x`, algebraic squares as numbers (for
+/// the variants written that way). Anything it cannot convert is left for the move parser
+/// to reject.
+fn move_text(variant: Variant, text: &str) -> String {
+    let text = text.replace(':', "x");
+    if !is_algebraic(variant) || !text.bytes().any(|b| matches!(b, b'a'..=b'h' | b'A'..=b'H')) {
+        return text;
+    }
+    let body = text.trim_end_matches(['!', '?', '*']);
+    let mut out = String::with_capacity(text.len());
+    let mut part = String::new();
+    for c in body.chars().chain(std::iter::once('-')) {
+        if matches!(c, '-' | 'x' | 'X') {
+            match algebraic_square(&part) {
+                Some(sq) => out.push_str(&sq.to_string()),
+                None => return text,
+            }
+            out.push(c);
+            part.clear();
+        } else {
+            part.push(c);
+        }
+    }
+    out.pop();
+    out
+}
+
+/// A FEN with algebraic squares (`W:Wa1,c1:Bh8`) rewritten in numbers; items that are not
+/// algebraic are left alone.
+fn algebraic_fen(text: &str) -> String {
+    let text = text.trim().trim_matches('"');
+    let mut sections = text.split(':');
+    let mut out = sections.next().unwrap_or("").to_string();
+    for section in sections {
+        out.push(':');
+        let mut chars = section.trim().chars();
+        if let Some(side) = chars.next() {
+            out.push(side);
+        }
+        let items: Vec<String> = chars
+            .as_str()
+            .split(',')
+            .map(|item| {
+                let item = item.trim();
+                let (king, name) = match item.strip_prefix(['K', 'k']) {
+                    Some(rest) => ("K", rest),
+                    None => ("", item),
+                };
+                match algebraic_square(name) {
+                    Some(sq) => format!("{king}{sq}"),
+                    None => item.to_string(),
+                }
+            })
+            .collect();
+        out.push_str(&items.join(","));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Vec<Result<PdnGame, Error>> {
+        read_str(text, Variant::Italian)
+    }
+
+    fn one(text: &str) -> PdnGame {
+        let mut games = read(text);
+        assert_eq!(games.len(), 1, "{text}");
+        games.remove(0).unwrap()
+    }
+
+    #[test]
+    fn forced_star_glued_to_a_move_does_not_end_the_game() {
+        let g = one("1. 22-19 10-14* 2. 19x10* 5x14 *");
+        assert_eq!(g.moves.len(), 4);
+        assert_eq!(g.result, GameResult::Unknown);
+    }
+
+    #[test]
+    fn draughts_program_results_are_read() {
+        for (text, result) in [
+            ("2-0", GameResult::WhiteWins),
+            ("0-2", GameResult::BlackWins),
+            ("1-1", GameResult::Draw),
+            ("0-0", GameResult::Unknown),
+            ("1/2-1/2", GameResult::Draw),
+        ] {
+            assert_eq!(one(&format!("1. 22-18 {text}")).result, result);
+        }
+    }
+
+    #[test]
+    fn games_without_terminator_end_at_the_next_tags() {
+        let games = read("[Event \"a\"]\n1. 22-18\n[Event \"b\"]\n1. 21-17 *");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].as_ref().unwrap().tag("Event"), Some("b"));
+        assert_eq!(games[0].as_ref().unwrap().result, GameResult::Unknown);
+    }
+
+    #[test]
+    fn result_tag_is_used_when_the_terminator_is_missing_and_must_agree() {
+        assert_eq!(
+            one("[Result \"1-0\"]\n1. 22-18").result,
+            GameResult::WhiteWins
+        );
+        let err = read("[Result \"1-0\"]\n1. 22-18 0-1")
+            .remove(0)
+            .unwrap_err();
+        assert!(err.to_string().contains("Result tag \"1-0\""), "{err}");
+        let err = read("[Result \"won\"]\n1. 22-18").remove(0).unwrap_err();
+        assert!(err.to_string().contains("\"won\""), "{err}");
+    }
+
+    #[test]
+    fn illegal_move_error_names_game_line_number_side_text_and_reason() {
+        let games = read("1. 22-18 *\n\n1. 22-19 10-14\n2. 19x10 12-16 *\n1. 21-17 *");
+        assert_eq!(games.len(), 3);
+        let err = games[1].clone().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "game 2, line 4: move 2 (black) \"12-16\": a capture is compulsory and only the \
+             pieces on 5, 6 can capture"
+        );
+        assert!(games[2].is_ok());
+    }
+
+    #[test]
+    fn black_to_move_start_numbers_moves_from_black() {
+        let err = read("[FEN \"B:W22:B9\"]\n1... 9-13 2. 22-19 13-17 3. 1-5")
+            .remove(0)
+            .unwrap_err();
+        assert!(err.to_string().contains("move 3 (white) \"1-5\""), "{err}");
+    }
+
+    #[test]
+    fn bad_game_type_and_fen_are_reported() {
+        let err = read("[GameType \"20\"]\n1. 22-18 *").remove(0).unwrap_err();
+        assert!(matches!(err, Error::PdnGameType { .. }), "{err}");
+        let err = read("[FEN \"W:W33:B1\"]\n1. 22-18 *")
+            .remove(0)
+            .unwrap_err();
+        assert!(err.to_string().contains("W:W33:B1"), "{err}");
+    }
+
+    #[test]
+    fn algebraic_squares_for_russian_games() {
+        let g = one("[GameType \"25\"]\n1. c3-d4 f6-e5 2. d4:f6 g7:e5 *");
+        assert_eq!(g.variant, Variant::Russian);
+        let hub: Vec<String> = g.moves.iter().map(|m| m.to_string()).collect();
+        assert_eq!(hub, ["23-19", "10-14", "19x10x14", "5x14x10"]);
+        let fen = one("[GameType \"25\"]\n[FEN \"W:WKa1,c3:Bh8\"]\n*").start;
+        assert_eq!(fen.fen(), "W:W23,K32:B1");
+    }
+
+    #[test]
+    fn hub_and_landing_path_captures_are_read() {
+        let g = one("1. 22-19 10-14 2. 19x10x14 5x14 *");
+        assert_eq!(g.moves.len(), 4);
+    }
+
+    #[test]
+    fn comments_before_tags_and_moves_go_to_the_start() {
+        let g = one("{intro}\n[Event \"x\"]\n{before}\n1. 22-18 {after} *");
+        let plies: Vec<usize> = g.comments.iter().map(|c| c.ply).collect();
+        assert_eq!(plies, [0, 0, 1]);
+    }
+}
