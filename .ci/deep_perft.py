@@ -19,8 +19,9 @@ def main() -> int:
         if not words or words[0].startswith("#"):
             continue
         if words[0] == "pos":
-            variant = words[1]
-        elif words[0] == "perft":
+            # Only the start position's rows are deep; the others are checked by the tests.
+            variant = words[1] if words[2] == "W:W21-32:B1-12" else None
+        elif words[0] == "perft" and variant is not None:
             expected.setdefault(variant, {})[int(words[1])] = int(words[2])
     failed = passed = 0
     for variant, table in expected.items():
