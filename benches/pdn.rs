@@ -46,11 +46,11 @@ fn random_game(rng: &mut ChaCha8Rng, number: usize) -> PdnGame {
     game
 }
 
-/// The file: canonical games, with a variation added to every tenth.
-fn file() -> String {
+/// The file of `games` games: canonical games, with a variation added to every tenth.
+fn file(games: usize) -> String {
     let mut rng = ChaCha8Rng::seed_from_u64(4);
     let mut out = String::new();
-    for number in 1..=GAMES {
+    for number in 1..=games {
         let text = pdn::write(&random_game(&mut rng, number)).expect("legal moves");
         if number % 10 == 0 {
             out.push_str(&text.replacen("1. ", "(1. 21-17 {aside} (1. 22-18)) 1. ", 1));
@@ -68,17 +68,23 @@ fn read_all(text: &str) -> usize {
         .sum()
 }
 
+/// Reading 10,000 games, and 1,000 for comparison: the time per byte should not grow with
+/// the file.
 fn pdn_benches(c: &mut Criterion) {
-    let text = file();
-    let plies = read_all(&text);
-    eprintln!(
-        "pdn: {GAMES} games, {plies} plies, {:.2} MB",
-        text.len() as f64 / 1e6
-    );
     let mut group = c.benchmark_group("pdn");
-    group.throughput(Throughput::Bytes(text.len() as u64));
     group.sample_size(10);
-    group.bench_function("read 10000 games", |b| b.iter(|| read_all(&text)));
+    for games in [GAMES / 10, GAMES] {
+        let text = file(games);
+        let plies = read_all(&text);
+        eprintln!(
+            "pdn: {games} games, {plies} plies, {:.2} MB",
+            text.len() as f64 / 1e6
+        );
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(format!("read {games} games"), |b| {
+            b.iter(|| read_all(&text))
+        });
+    }
     group.finish();
 }
 

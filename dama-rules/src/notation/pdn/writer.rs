@@ -19,8 +19,12 @@ const ROSTER: [&str; 6] = ["Event", "Site", "Date", "Round", "White", "Black"];
 /// standard one, then the other tags in their order. Then a blank line and the movetext: move
 /// numbers (`1.`, and `1...` for a Black move that opens the game or follows a comment),
 /// moves in the short PDN form with the landing path only where the short form is ambiguous,
-/// comments in braces, lines broken before 80 columns, and the result. A `}` inside a
-/// comment, which PDN cannot write, is written as `)`.
+/// comments in braces, lines broken before 80 columns, and the result.
+///
+/// What PDN cannot hold is adjusted: a `}` inside a comment is written as `)`, a line break
+/// in a tag value as a space, and comments placed after the last move are written there.
+/// A comment word that starts with `[` or `%` is never put at the start of a line, where it
+/// could read as a tag or an escape line, even if the line grows past 80 columns.
 ///
 /// ```
 /// use dama_rules::notation::pdn::{self, PdnGame};
