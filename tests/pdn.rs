@@ -347,7 +347,7 @@ proptest! {
         let long = text.lines().find(|l| l.chars().count() > 79 && !l.contains(['[', '%']));
         prop_assert_eq!(long, None);
         let start_fen = fen::write(&game.start);
-        prop_assert_eq!(text.contains("[FEN "), game.start != Position::start(), "{}", start_fen);
+        prop_assert_eq!(text.contains("[FEN "), game.start != pdn::file_start(variant), "{}", start_fen);
     }
 
     #[test]
@@ -364,4 +364,37 @@ proptest! {
     fn invalid_utf8_is_read_without_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
         let _ = pdn::Reader::new(&bytes[..], Variant::Italian).count();
     }
+}
+
+#[test]
+fn english_files_number_the_board_from_blacks_side_and_black_moves_first() {
+    // A game as English checkers software writes it: Black (on 1-12) opens with 11-15, White's
+    // 23x16 takes 19 and Black's 12x19 takes it back, all in English numbering.
+    let text = "[GameType \"21\"]\n1. 11-15 24-20 2. 15-19 23x16 3. 12x19 *\n";
+    let games = pdn::read_str(text, Variant::Italian);
+    let game = games[0].as_ref().expect("a legal English game");
+    assert_eq!(game.variant, Variant::English);
+    assert_eq!(game.start.turn(), Color::Black);
+    // In the engine's numbering each row runs the other way: English 11-15 is 10-14.
+    assert_eq!(game.moves[0].to_string(), "10-14");
+    assert_eq!(game.moves[3].to_string(), "22x13x18");
+    // Written back in English numbering, with no FEN tag for the usual start.
+    let written = pdn::write(game).expect("legal game");
+    assert!(!written.contains("[FEN"), "{written}");
+    assert!(
+        written.contains("1. 11-15 24-20 2. 15-19 23x16 3. 12x19 *"),
+        "{written}"
+    );
+    // Files without GameType read as English by choice work the same way.
+    let plain = "1. 11-15 24-20 *\n";
+    assert!(pdn::read_str(plain, Variant::English)[0].is_ok());
+    // An English FEN tag is renumbered too: Black man on English 11 is the engine's 10.
+    let fen = "[GameType \"21\"]\n[FEN \"B:W24:B11\"]\n1. 11-15 *\n";
+    let game = pdn::read_str(fen, Variant::Italian)
+        .remove(0)
+        .expect("legal");
+    assert_eq!(fen::write(&game.start), "B:W21:B10");
+    assert!(pdn::write(&game)
+        .expect("legal")
+        .contains("[FEN \"B:W24:B11\"]"));
 }

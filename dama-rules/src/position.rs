@@ -56,6 +56,13 @@ impl Position {
         }
     }
 
+    /// The same pieces with `turn` to move.
+    #[must_use]
+    pub const fn with_turn(mut self, turn: Color) -> Position {
+        self.turn = turn;
+        self
+    }
+
     /// Validates a [`Setup`].
     ///
     /// # Errors

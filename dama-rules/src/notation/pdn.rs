@@ -57,6 +57,11 @@
 //! written algebraically with `a1` a dark square at White's left (`c3-d4`, `c3:e5`, and in
 //! the FEN tag).
 //!
+//! English checkers files (`GameType` 21, or the default when it is English) are read and
+//! written in English numbering, each row numbered the other way round (see [`file_square`]),
+//! with Black moving first from the start position; the engine's moves and positions keep its
+//! own numbering.
+//!
 //! Each game gets its variant from the first number of `GameType` (the caller's default when
 //! the tag is absent), its start from `FEN` (the start position otherwise), and its main-line
 //! moves checked against the rules. A game ends at its terminator or where the next game's
@@ -273,7 +278,9 @@ enum Step {
 struct Replay {
     variant: Variant,
     pos: Position,
-    black_first: bool,
+    /// Whether the first move is the second half of a numbered move (the side to move at the
+    /// start is not the one that opens a move number).
+    second_half_first: bool,
 }
 
 /// One game being read.
@@ -379,7 +386,7 @@ impl Builder {
                     self.replay = Some(Replay {
                         variant,
                         pos: start,
-                        black_first: start.turn() == Color::Black,
+                        second_half_first: start.turn() != first_colour(variant),
                     });
                 }
                 Err(err) => self.fail(err),
@@ -406,24 +413,27 @@ impl Builder {
 
     fn start(&self, variant: Variant) -> Result<Position, Error> {
         let Some((value, line)) = &self.fen else {
-            return Ok(Position::start());
+            return Ok(file_start(variant));
         };
         let text = if is_algebraic(variant) {
             algebraic_fen(value)
         } else {
             value.clone()
         };
-        fen::parse(&text).map_err(|err| Error::PdnFen {
-            game: self.number,
-            line: *line,
-            reason: Box::new(match err {
-                Error::MalformedFen { why, .. } => Error::MalformedFen {
-                    fen: value.clone(),
-                    why,
-                },
-                other => other,
-            }),
-        })
+        let setup = fen::parse_setup(&text).map(|setup| from_file_setup(variant, &setup));
+        setup
+            .and_then(|s| Position::from_setup(&s))
+            .map_err(|err| Error::PdnFen {
+                game: self.number,
+                line: *line,
+                reason: Box::new(match err {
+                    Error::MalformedFen { why, .. } => Error::MalformedFen {
+                        fen: value.clone(),
+                        why,
+                    },
+                    other => other,
+                }),
+            })
     }
 
     fn play(&mut self, text: &str, line: usize) {
@@ -445,7 +455,7 @@ impl Builder {
                 let err = Error::PdnMove {
                     game: number,
                     line,
-                    number: (ply + usize::from(replay.black_first)) / 2 + 1,
+                    number: (ply + usize::from(replay.second_half_first)) / 2 + 1,
                     side: pos.turn(),
                     text: text.to_string(),
                     reason: Box::new(reason),
@@ -519,6 +529,80 @@ pub(crate) fn move_reason(err: &Error) -> String {
     }
 }
 
+/// The engine's square for square `sq` as numbered in `variant`'s files, and back (the map
+/// is its own inverse).
+///
+/// English checkers numbers the board from Black's side: Black's men start on 1..=12 as in
+/// the engine, but each row is numbered in the other direction (English 1 is the engine's 4,
+/// English 9 the engine's 12), since English boards have the dark corner at each player's
+/// left. Every other variant's files use the engine's numbering.
+pub fn file_square(variant: Variant, sq: Square) -> Square {
+    match variant {
+        Variant::English => {
+            let i = sq.index();
+            Square::ALL[i - i % 4 + 3 - i % 4]
+        }
+        _ => sq,
+    }
+}
+
+/// The side that moves first in `variant` and opens each move number: Black in English
+/// checkers (`GameType` 21 says `B`), White elsewhere.
+pub fn first_colour(variant: Variant) -> Color {
+    match variant {
+        Variant::English => Color::Black,
+        _ => Color::White,
+    }
+}
+
+/// The start position of a game of `variant` in a file without a `FEN` tag: the engine's
+/// start, with [`first_colour`] to move.
+pub fn file_start(variant: Variant) -> Position {
+    Position::start().with_turn(first_colour(variant))
+}
+
+/// A setup read with `variant`'s file numbering, in the engine's numbering.
+fn from_file_setup(variant: Variant, setup: &crate::Setup) -> crate::Setup {
+    let mut out = crate::Setup::empty();
+    out.turn = setup.turn;
+    for sq in Square::ALL {
+        out.set(file_square(variant, sq), setup.get(sq));
+    }
+    out
+}
+
+/// The FEN of `pos` in `variant`'s file numbering, squares ascending.
+pub(crate) fn file_fen(variant: Variant, pos: &Position) -> String {
+    let setup = from_file_setup(variant, &crate::Setup::from(pos));
+    Position::from_setup(&setup).map_or_else(|_| fen::write(pos), |p| fen::write(&p))
+}
+
+/// `text` with every square number mapped by [`file_square`] (move text).
+pub(crate) fn renumber(variant: Variant, text: &str) -> String {
+    if file_square(variant, Square::ALL[0]) == Square::ALL[0] {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut digits = String::new();
+    for c in text.chars().chain(std::iter::once('\0')) {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        if !digits.is_empty() {
+            match digits.parse::<u8>().ok().and_then(Square::new) {
+                Some(sq) => out.push_str(&file_square(variant, sq).to_string()),
+                None => out.push_str(&digits),
+            }
+            digits.clear();
+        }
+        if c != '\0' {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Whether the variant's own notation names squares algebraically.
 fn is_algebraic(variant: Variant) -> bool {
     matches!(
@@ -544,7 +628,7 @@ fn algebraic_square(name: &str) -> Option<Square> {
 /// the variants written that way). Anything it cannot convert is left for the move parser
 /// to reject.
 fn move_text(variant: Variant, text: &str) -> String {
-    let text = text.replace(':', "x");
+    let text = renumber(variant, &text.replace(':', "x"));
     if !is_algebraic(variant) || !text.bytes().any(|b| matches!(b, b'a'..=b'h' | b'A'..=b'H')) {
         return text;
     }

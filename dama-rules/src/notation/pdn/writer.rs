@@ -1,9 +1,9 @@
 //! The canonical PDN writer.
 
-use super::{Comment, PdnGame};
+use super::{file_fen, file_start, first_colour, renumber, Comment, PdnGame};
 use crate::explain::Candidate;
-use crate::notation::{fen, pdn_move};
-use crate::{Color, Error, Illegal, Position, Rules};
+use crate::notation::pdn_move;
+use crate::{Error, Illegal, Position, Rules};
 
 /// Lines of movetext are broken before they pass this many characters.
 const WIDTH: usize = 79;
@@ -91,8 +91,8 @@ fn write_tags(game: &PdnGame, out: &mut String) {
     }
     tag("Result", game.result.as_str());
     tag("GameType", game.variant.game_type_long());
-    if game.start != Position::start() {
-        tag("FEN", &fen::write(&game.start));
+    if game.start != file_start(game.variant) {
+        tag("FEN", &file_fen(game.variant, &game.start));
     }
     for (n, v) in game
         .tags
@@ -118,13 +118,16 @@ fn movetext<R: Rules>(game: &PdnGame) -> Result<Vec<String>, Error> {
         if !pos.moves::<R>().contains(&m) {
             return Err(illegal::<R>(&pos, m));
         }
-        let text = pdn_move::<R>(&pos, m);
-        words.push(match pos.turn() {
-            Color::White => format!("{number}. {text}"),
-            Color::Black if after_comment => format!("{number}... {text}"),
-            Color::Black => text,
+        let text = renumber(game.variant, &pdn_move::<R>(&pos, m));
+        let opens_number = pos.turn() == first_colour(game.variant);
+        words.push(if opens_number {
+            format!("{number}. {text}")
+        } else if after_comment {
+            format!("{number}... {text}")
+        } else {
+            text
         });
-        if pos.turn() == Color::Black {
+        if !opens_number {
             number += 1;
         }
         after_comment = false;
