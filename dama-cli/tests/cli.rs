@@ -1,23 +1,10 @@
 //! Runs the `dama` binary and checks stdout, stderr and the exit status.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn dama(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dama"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("dama runs");
-    let mut input = child.stdin.take().expect("piped stdin");
-    if let Some(text) = stdin {
-        input.write_all(text.as_bytes()).expect("write stdin");
-    }
-    drop(input);
-    child.wait_with_output().expect("dama finishes")
-}
+use std::process::Output;
+
+use common::dama;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 output")

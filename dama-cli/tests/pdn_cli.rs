@@ -1,8 +1,10 @@
 //! `dama pdn check|fens|convert`: stdout, stderr and exit status.
 
-use std::io::Write;
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+
+use common::dama;
 
 fn data(name: &str) -> PathBuf {
     [
@@ -15,22 +17,6 @@ fn data(name: &str) -> PathBuf {
     ]
     .iter()
     .collect()
-}
-
-fn dama(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dama"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the dama binary runs");
-    let mut input = child.stdin.take().expect("piped stdin");
-    input
-        .write_all(stdin.unwrap_or("").as_bytes())
-        .expect("stdin accepts the input");
-    drop(input);
-    child.wait_with_output().expect("dama finishes")
 }
 
 fn text(bytes: &[u8]) -> String {
