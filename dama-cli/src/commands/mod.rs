@@ -8,10 +8,11 @@ use dama_rules::notation::fen;
 use dama_rules::{Error, Position};
 
 use crate::cli::Command;
+use crate::error::CliError;
 use crate::exit::Status;
 
 /// Runs a subcommand.
-pub fn run(command: Command) -> Result<Status, Error> {
+pub fn run(command: Command) -> Result<Status, CliError> {
     match command {
         Command::Moves {
             variant,
@@ -24,8 +25,8 @@ pub fn run(command: Command) -> Result<Status, Error> {
             fen,
             depth,
             divide,
-        } => perft::run(variant.into(), fen.as_deref(), depth, divide),
-        Command::Pdn { variant, action } => pdn::run(variant.into(), action),
+        } => Ok(perft::run(variant.into(), fen.as_deref(), depth, divide)?),
+        Command::Pdn { variant, action } => Ok(pdn::run(variant.into(), action)?),
     }
 }
 

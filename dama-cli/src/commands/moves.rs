@@ -3,9 +3,10 @@
 use std::io::{self, BufRead, BufWriter, Write};
 
 use dama_rules::notation::{fen, pdn_move};
-use dama_rules::{with_rules, Error, Move, Position, Variant};
+use dama_rules::{with_rules, Move, Position, Variant};
 
 use crate::cli::FormatArg;
+use crate::error::CliError;
 use crate::exit::Status;
 
 fn texts(variant: Variant, pos: &Position, format: FormatArg) -> Vec<String> {
@@ -24,20 +25,20 @@ pub fn run(
     fen_text: Option<&str>,
     format: FormatArg,
     stdin: bool,
-) -> Result<Status, Error> {
+) -> Result<Status, CliError> {
     let out = io::stdout();
     let mut out = BufWriter::new(out.lock());
     if !stdin {
         let pos = super::position(fen_text)?;
         for text in texts(variant, &pos, format) {
-            writeln!(out, "{text}").map_err(io_error)?;
+            writeln!(out, "{text}").map_err(CliError::Output)?;
         }
-        out.flush().map_err(io_error)?;
+        out.flush().map_err(CliError::Output)?;
         return Ok(Status::Ok);
     }
     let mut status = Status::Ok;
     for line in io::stdin().lock().lines() {
-        let line = line.map_err(io_error)?;
+        let line = line.map_err(CliError::Input)?;
         match fen::parse(&line) {
             Ok(pos) => writeln!(out, "{}", texts(variant, &pos, format).join(" ")),
             Err(err) => {
@@ -45,15 +46,8 @@ pub fn run(
                 writeln!(out, "error: {err}")
             }
         }
-        .map_err(io_error)?;
+        .map_err(CliError::Output)?;
     }
-    out.flush().map_err(io_error)?;
+    out.flush().map_err(CliError::Output)?;
     Ok(status)
-}
-
-/// Output errors (a closed pipe) end the command quietly with status 2.
-fn io_error(err: io::Error) -> Error {
-    Error::InvalidPosition {
-        why: format!("cannot write output: {err}"),
-    }
 }
