@@ -398,3 +398,15 @@ fn english_files_number_the_board_from_blacks_side_and_black_moves_first() {
         .expect("legal")
         .contains("[FEN \"B:W24:B11\"]"));
 }
+
+#[test]
+fn a_closing_brace_in_a_line_comment_survives_a_round_trip() {
+    // Found by the random-input property: `;}` is a comment holding `}`.
+    let game = pdn::read_str(";}\n*", Variant::Italian)
+        .remove(0)
+        .expect("a game");
+    let back = pdn::read_str(&pdn::write(&game).expect("writable"), Variant::Italian)
+        .remove(0)
+        .expect("reads back");
+    assert_eq!(back, game);
+}

@@ -267,4 +267,13 @@ impl Position {
             },
         }
     }
+
+    /// [`Error::IllegalMove`](crate::Error::IllegalMove) for move `m`, with
+    /// [`Position::why_illegal`] as the reason.
+    pub(crate) fn illegal_move_error<R: Rules>(&self, m: Move) -> crate::Error {
+        crate::Error::IllegalMove {
+            text: m.to_string(),
+            why: self.why_illegal::<R>(m),
+        }
+    }
 }

@@ -281,10 +281,8 @@ impl Game {
             return Err(Error::GameOver { outcome });
         }
         if !self.legal.contains(&m) {
-            return Err(Error::IllegalMove {
-                text: m.to_string(),
-                why: crate::with_rules!(self.variant, R => self.position.why_illegal::<R>(m)),
-            });
+            let pos = &self.position;
+            return Err(crate::with_rules!(self.variant, R => pos.illegal_move_error::<R>(m)));
         }
         let mover = self.position.turn();
         let man_moved = self.position.men(mover).contains(m.from());

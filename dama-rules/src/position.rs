@@ -200,10 +200,7 @@ impl Position {
             self.play_unchecked(m);
             return Ok(());
         }
-        Err(Error::IllegalMove {
-            text: m.to_string(),
-            why: self.why_illegal::<R>(m),
-        })
+        Err(self.illegal_move_error::<R>(m))
     }
 
     /// The position after `m`, which is not checked; see [`Position::play_unchecked`].

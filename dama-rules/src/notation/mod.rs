@@ -119,6 +119,19 @@ pub fn parse_move<R: Rules>(pos: &Position, text: &str, format: MoveFormat) -> R
             let _ = matches.try_push(m);
         }
     }
+    if matches.len() > 1 && mt.capture && format != MoveFormat::Hub {
+        // A text that is one move's whole landing path names that move, even when it is also
+        // a shorter form of others: `31x9` is the whole path of a single jump from 31 to 9.
+        let landings = &mt.squares[1..];
+        let exact: ArrayVec<Move, 64> = matches
+            .iter()
+            .copied()
+            .filter(|&m| pos.capture_paths::<R>(m).iter().any(|p| p == landings))
+            .collect();
+        if exact.len() == 1 {
+            return Ok(exact[0]);
+        }
+    }
     match matches.len() {
         1 => Ok(matches[0]),
         0 => {

@@ -333,6 +333,9 @@ impl Builder {
             Tok::Tag { name, value } => self.tag(name, value, line),
             Tok::Comment(text) => {
                 let ply = self.game.moves.len();
+                // A `;` comment may hold a `}`, which a `{}` comment cannot: keep what the
+                // writer can write back.
+                let text = text.replace('}', ")");
                 self.game.comments.push(Comment { ply, text });
             }
             Tok::Move(text) => {

@@ -1,9 +1,8 @@
 //! The canonical PDN writer.
 
 use super::{file_fen, file_start, first_colour, renumber, Comment, PdnGame};
-use crate::explain::Candidate;
 use crate::notation::pdn_move;
-use crate::{Error, Illegal, Position, Rules};
+use crate::{Error, Rules};
 
 /// Lines of movetext are broken before they pass this many characters.
 const WIDTH: usize = 79;
@@ -116,7 +115,7 @@ fn movetext<R: Rules>(game: &PdnGame) -> Result<Vec<String>, Error> {
             after_comment = true;
         }
         if !pos.moves::<R>().contains(&m) {
-            return Err(illegal::<R>(&pos, m));
+            return Err(pos.illegal_move_error::<R>(m));
         }
         let text = renumber(game.variant, &pdn_move::<R>(&pos, m));
         let opens_number = pos.turn() == first_colour(game.variant);
@@ -155,35 +154,11 @@ fn comment_words(comment: &Comment, words: &mut Vec<String>) {
     }
 }
 
-fn illegal<R: Rules>(pos: &Position, m: crate::Move) -> Error {
-    let candidate = Candidate {
-        from: m.from(),
-        to: m.to(),
-        captured: Some(m.captured()),
-    };
-    let why = match pos.explain_move::<R>(candidate) {
-        Err(why) => why,
-        Ok(_) => Illegal::NoSuchMove {
-            square: m.from(),
-            moves: pos
-                .moves::<R>()
-                .iter()
-                .copied()
-                .filter(|l| l.from() == m.from())
-                .collect(),
-        },
-    };
-    Error::IllegalMove {
-        text: m.to_string(),
-        why,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::notation::pdn::{read_str, GameResult};
-    use crate::Variant;
+    use crate::{Position, Variant};
 
     fn game(moves: &str) -> PdnGame {
         let mut g = PdnGame::new(Variant::Italian, Position::start());
