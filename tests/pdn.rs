@@ -410,3 +410,22 @@ fn a_closing_brace_in_a_line_comment_survives_a_round_trip() {
         .expect("reads back");
     assert_eq!(back, game);
 }
+
+#[test]
+fn russian_games_are_written_with_algebraic_squares() {
+    // The engine's 22-18 is e3-f4 in Russian notation (a dark a1 at White's left).
+    let mut game = PdnGame::new(Variant::Russian, Position::start());
+    let m = Position::start()
+        .legal_moves_for(Variant::Russian)
+        .iter()
+        .copied()
+        .find(|m| m.to_string() == "22-18")
+        .expect("22-18 is legal");
+    game.moves.push(m);
+    let text = pdn::write(&game).expect("legal");
+    assert!(text.contains("1. e3-f4 *"), "{text}");
+    let back = pdn::read_str(&text, Variant::Italian)
+        .remove(0)
+        .expect("reads back");
+    assert_eq!(back, game);
+}

@@ -55,7 +55,8 @@
 //! `0-0` as some draughts programs write them (`0-0` reads as unknown). Lines that are not
 //! UTF-8 are read as Latin-1. For Russian, Brazilian and Czech games, squares may also be
 //! written algebraically with `a1` a dark square at White's left (`c3-d4`, `c3:e5`, and in
-//! the FEN tag).
+//! the FEN tag); the writer writes those games algebraically, as their own notation and
+//! programs such as pydraughts expect.
 //!
 //! English checkers files (`GameType` 21, or the default when it is English) are read and
 //! written in English numbering, each row numbered the other way round (see [`file_square`]),
@@ -574,18 +575,41 @@ fn from_file_setup(variant: Variant, setup: &crate::Setup) -> crate::Setup {
     out
 }
 
-/// The FEN of `pos` in `variant`'s file numbering, squares ascending.
+/// The FEN of `pos` as `variant`'s files write it: English numbering for English checkers,
+/// algebraic squares for Russian, Brazilian and Czech.
 pub(crate) fn file_fen(variant: Variant, pos: &Position) -> String {
     let setup = from_file_setup(variant, &crate::Setup::from(pos));
-    Position::from_setup(&setup).map_or_else(|_| fen::write(pos), |p| fen::write(&p))
+    let text = Position::from_setup(&setup).map_or_else(|_| fen::write(pos), |p| fen::write(&p));
+    if is_algebraic(variant) {
+        to_file_text(variant, &text)
+    } else {
+        text
+    }
 }
 
-/// `text` with every square number mapped by [`file_square`] (move text).
-pub(crate) fn renumber(variant: Variant, text: &str) -> String {
+/// Engine move text (or a FEN without ranges) as `variant`'s files write it: every square
+/// number renumbered by [`file_square`], or named algebraically. Captures keep `x`, which
+/// every reader takes (pydraughts does not take Russian's `:`).
+pub(crate) fn to_file_text(variant: Variant, text: &str) -> String {
+    if is_algebraic(variant) {
+        map_numbers(text, algebraic_name)
+    } else {
+        renumber(variant, text)
+    }
+}
+
+/// `text` with every square number mapped by [`file_square`] (English checkers; the map is
+/// its own inverse, so this reads and writes).
+fn renumber(variant: Variant, text: &str) -> String {
     if file_square(variant, Square::ALL[0]) == Square::ALL[0] {
         return text.to_string();
     }
-    let mut out = String::with_capacity(text.len());
+    map_numbers(text, |sq| file_square(variant, sq).to_string())
+}
+
+/// `text` with every run of digits that is a square replaced by `name(square)`.
+fn map_numbers(text: &str, name: impl Fn(Square) -> String) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
     let mut digits = String::new();
     for c in text.chars().chain(std::iter::once('\0')) {
         if c.is_ascii_digit() {
@@ -594,7 +618,7 @@ pub(crate) fn renumber(variant: Variant, text: &str) -> String {
         }
         if !digits.is_empty() {
             match digits.parse::<u8>().ok().and_then(Square::new) {
-                Some(sq) => out.push_str(&file_square(variant, sq).to_string()),
+                Some(sq) => out.push_str(&name(sq)),
                 None => out.push_str(&digits),
             }
             digits.clear();
@@ -604,6 +628,13 @@ pub(crate) fn renumber(variant: Variant, text: &str) -> String {
         }
     }
     out
+}
+
+/// The algebraic name of `sq` (the inverse of [`algebraic_square`]).
+fn algebraic_name(sq: Square) -> String {
+    let file = char::from(b'a' + 7 - sq.column());
+    let rank = char::from(b'8' - sq.row());
+    format!("{file}{rank}")
 }
 
 /// Whether the variant's own notation names squares algebraically.

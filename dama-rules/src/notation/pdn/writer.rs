@@ -1,6 +1,6 @@
 //! The canonical PDN writer.
 
-use super::{file_fen, file_start, first_colour, renumber, Comment, PdnGame};
+use super::{file_fen, file_start, first_colour, to_file_text, Comment, PdnGame};
 use crate::notation::pdn_move;
 use crate::{Error, Rules};
 
@@ -16,8 +16,10 @@ const ROSTER: [&str; 6] = ["Event", "Site", "Date", "Round", "White", "Black"];
 /// Tags first: those of the roster `Event`, `Site`, `Date`, `Round`, `White`, `Black` that
 /// the game has, then `Result`, `GameType` in its long form, `FEN` when the start is not the
 /// standard one, then the other tags in their order. Then a blank line and the movetext: move
-/// numbers (`1.`, and `1...` for a Black move that opens the game or follows a comment),
-/// moves in the short PDN form with the landing path only where the short form is ambiguous,
+/// numbers (`1.`, and `1...` for a move of the second side that opens the game or follows a
+/// comment), moves in the short PDN form with the landing path only where the short form is
+/// ambiguous, in the variant's own notation (English numbering, algebraic squares for
+/// Russian, Brazilian and Czech),
 /// comments in braces, lines broken before 80 columns, and the result.
 ///
 /// What PDN cannot hold is adjusted: a `}` inside a comment is written as `)`, a line break
@@ -117,7 +119,7 @@ fn movetext<R: Rules>(game: &PdnGame) -> Result<Vec<String>, Error> {
         if !pos.moves::<R>().contains(&m) {
             return Err(pos.illegal_move_error::<R>(m));
         }
-        let text = renumber(game.variant, &pdn_move::<R>(&pos, m));
+        let text = to_file_text(game.variant, &pdn_move::<R>(&pos, m));
         let opens_number = pos.turn() == first_colour(game.variant);
         words.push(if opens_number {
             format!("{number}. {text}")
