@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use dama_rules::Variant;
 
@@ -16,41 +17,18 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The rules to play by.
-#[derive(Copy, Clone, Debug, ValueEnum, Default)]
-pub enum VariantArg {
-    /// Italian draughts (default).
-    #[default]
-    Italian,
-    /// Spanish draughts.
-    Spanish,
-    /// Czech draughts.
-    Czech,
-    /// English checkers.
-    English,
-    /// Russian draughts.
-    Russian,
-    /// Brazilian draughts.
-    Brazilian,
-}
-
-impl From<VariantArg> for Variant {
-    fn from(v: VariantArg) -> Variant {
-        match v {
-            VariantArg::Italian => Variant::Italian,
-            VariantArg::Spanish => Variant::Spanish,
-            VariantArg::Czech => Variant::Czech,
-            VariantArg::English => Variant::English,
-            VariantArg::Russian => Variant::Russian,
-            VariantArg::Brazilian => Variant::Brazilian,
-        }
-    }
+/// Parses `--variant`: one of the library's variant names (listed in `--help`).
+fn variant_parser() -> impl TypedValueParser<Value = Variant> {
+    clap::builder::PossibleValuesParser::new(Variant::ALL.map(Variant::name)).map(|name| {
+        name.parse()
+            .expect("the parser only lets listed variant names through")
+    })
 }
 
 /// How moves are written.
 #[derive(Copy, Clone, Debug, ValueEnum, Default, PartialEq, Eq)]
 pub enum FormatArg {
-    /// Hub: captures list every captured square, ascending (`27x20x24`).
+    /// Hub: captures list every captured square, ascending (`27x20x23`).
     #[default]
     Hub,
     /// PDN: captures give start and end (`27x20`), the landing path only when ambiguous.
@@ -63,8 +41,8 @@ pub enum Command {
     /// List the legal moves of a position, one per line.
     Moves {
         /// The rules.
-        #[arg(long, value_enum, default_value_t)]
-        variant: VariantArg,
+        #[arg(long, default_value = "italian", value_parser = variant_parser())]
+        variant: Variant,
         /// The position (PDN-style FEN); the start position when absent.
         #[arg(long, conflicts_with = "stdin")]
         fen: Option<String>,
@@ -79,8 +57,8 @@ pub enum Command {
     /// Count the leaves of the legal-move tree (perft), one line per depth.
     Perft {
         /// The rules.
-        #[arg(long, value_enum, default_value_t)]
-        variant: VariantArg,
+        #[arg(long, default_value = "italian", value_parser = variant_parser())]
+        variant: Variant,
         /// The position (PDN-style FEN); the start position when absent.
         #[arg(long)]
         fen: Option<String>,
@@ -97,8 +75,8 @@ pub enum Command {
     /// game number, line, move number, side, move text and why), 2 when the file cannot be read.
     Pdn {
         /// The rules of games without a GameType tag.
-        #[arg(long, value_enum, default_value_t, global = true)]
-        variant: VariantArg,
+        #[arg(long, default_value = "italian", value_parser = variant_parser(), global = true)]
+        variant: Variant,
         #[command(subcommand)]
         action: PdnAction,
     },

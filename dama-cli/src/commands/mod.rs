@@ -19,14 +19,14 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             fen,
             format,
             stdin,
-        } => moves::run(variant.into(), fen.as_deref(), format, stdin),
+        } => moves::run(variant, fen.as_deref(), format, stdin),
         Command::Perft {
             variant,
             fen,
             depth,
             divide,
-        } => Ok(perft::run(variant.into(), fen.as_deref(), depth, divide)?),
-        Command::Pdn { variant, action } => Ok(pdn::run(variant.into(), action)?),
+        } => Ok(perft::run(variant, fen.as_deref(), depth, divide)?),
+        Command::Pdn { variant, action } => Ok(pdn::run(variant, action)?),
     }
 }
 
