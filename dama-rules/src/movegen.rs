@@ -139,14 +139,11 @@ pub(crate) fn can_capture<R: Rules, S: Side>(v: &View) -> bool {
     men_can_capture::<R, S>(v) || kings_can_capture::<R>(v)
 }
 
-/// The fast path for the most common capture positions: no king can capture and no man can
-/// jump more than once. Returns, per entry of [`man_capture_dirs`], the men that jump along
+/// The fast path for the most common capture positions (the caller has checked that no king
+/// can capture): no man can jump more than once. Returns, per entry of [`man_capture_dirs`], the men that jump along
 /// that step and are legal under the priority rule; `None` when the full search is needed.
 #[inline]
 fn single_man_jumps<R: Rules, S: Side>(v: &View) -> Option<[u64; 4]> {
-    if kings_can_capture::<R>(v) {
-        return None;
-    }
     let victims = v.man_victims::<R>();
     let dirs = man_capture_dirs::<R, S>();
     let mut jumpers = [0u64; 4];
@@ -190,8 +187,13 @@ fn single_man_jumps<R: Rules, S: Side>(v: &View) -> Option<[u64; 4]> {
 
 /// Appends the legal captures of the side to move (which has at least one).
 #[inline]
-fn captures<R: Rules, S: Side>(v: &View, list: &mut MoveList) {
-    let Some(jumpers) = single_man_jumps::<R, S>(v) else {
+fn captures<R: Rules, S: Side>(v: &View, kings_capture: bool, list: &mut MoveList) {
+    let simple = if kings_capture {
+        None
+    } else {
+        single_man_jumps::<R, S>(v)
+    };
+    let Some(jumpers) = simple else {
         capture::generate::<R, S, _>(v, &mut Best::new(list));
         return;
     };
@@ -208,8 +210,13 @@ fn captures<R: Rules, S: Side>(v: &View, list: &mut MoveList) {
 
 /// The number of legal captures of the side to move (which has at least one).
 #[inline]
-fn count_captures<R: Rules, S: Side>(v: &View) -> u64 {
-    match single_man_jumps::<R, S>(v) {
+fn count_captures<R: Rules, S: Side>(v: &View, kings_capture: bool) -> u64 {
+    let simple = if kings_capture {
+        None
+    } else {
+        single_man_jumps::<R, S>(v)
+    };
+    match simple {
         Some(jumpers) => jumpers.iter().map(|j| u64::from(j.count_ones())).sum(),
         None => {
             let mut list = MoveList::new();
@@ -286,8 +293,9 @@ fn count_quiet<R: Rules, S: Side>(v: &View) -> u64 {
 #[inline]
 pub(crate) fn legal_for_side<R: Rules, S: Side>(pos: &Position, list: &mut MoveList) {
     let v = View::of::<S>(pos);
-    if can_capture::<R, S>(&v) {
-        captures::<R, S>(&v, list);
+    let kings_capture = kings_can_capture::<R>(&v);
+    if kings_capture || men_can_capture::<R, S>(&v) {
+        captures::<R, S>(&v, kings_capture, list);
     } else {
         quiet_moves::<R, S>(&v, list);
     }
@@ -296,8 +304,9 @@ pub(crate) fn legal_for_side<R: Rules, S: Side>(pos: &Position, list: &mut MoveL
 #[inline]
 pub(crate) fn count_for_side<R: Rules, S: Side>(pos: &Position) -> u64 {
     let v = View::of::<S>(pos);
-    if can_capture::<R, S>(&v) {
-        count_captures::<R, S>(&v)
+    let kings_capture = kings_can_capture::<R>(&v);
+    if kings_capture || men_can_capture::<R, S>(&v) {
+        count_captures::<R, S>(&v, kings_capture)
     } else {
         count_quiet::<R, S>(&v)
     }
