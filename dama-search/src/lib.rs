@@ -1,12 +1,275 @@
-//! Search for dama: iterative deepening alpha-beta with a transposition table, evaluation, time
-//! management and five level profiles (Novice, Easy, Normal, Strong, Hard).
+//! Search for dama: iterative deepening principal-variation alpha-beta with a transposition
+//! table, an evaluation per variant, time management, multi-PV, Lazy-SMP threads, and the
+//! five levels of the original game (Novice, Easy, Normal, Strong, Hard).
 //!
-//! Not written yet: this crate holds only its documentation until its issue is done. Nothing
-//! here pretends to work.
+//! From a FEN to a best move:
 //!
 //! ```
-//! // The rules it will search are ready:
-//! assert_eq!(dama_rules::Position::start().legal_moves().len(), 7);
+//! use dama_rules::{notation::fen, Game, Variant};
+//! use dama_search::{Engine, Limits};
+//!
+//! let game = Game::from_position(Variant::Italian, fen::parse("W:W22,29:B18,9")?);
+//! let best = Engine::new().search(&game, &Limits::depth(8)).best.unwrap();
+//! assert_eq!(best.to_string(), "22x13x18");
+//! # Ok::<_, dama_rules::Error>(())
 //! ```
+//!
+//! The search never prints: it reports progress through a callback ([`Engine::search_with`])
+//! and is stopped through shared flags ([`Signals`]). Levels are data ([`PROFILES`]); a
+//! level's move is chosen by [`Engine::play_level`], reproducibly for a given seed.
 
 #![warn(missing_docs)]
+
+mod alphabeta;
+mod control;
+pub mod eval;
+mod iterate;
+mod level;
+mod limits;
+mod ordering;
+mod score;
+mod time;
+mod tt;
+pub mod weights;
+
+use std::time::Duration;
+
+use dama_rules::{Game, Move};
+use rand_chacha::ChaCha8Rng;
+
+pub use control::Signals;
+pub use level::{Level, LevelProfile, PROFILES};
+pub use limits::{Clock, Limits, TimeControl};
+pub use score::Score;
+pub use tt::Table;
+
+/// Errors of this crate.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// A level name or number that is not one of the five.
+    #[error("unknown level \"{name}\": expected novice, easy, normal, strong, hard or 1..5")]
+    UnknownLevel {
+        /// The text given (an excerpt if long).
+        name: String,
+    },
+}
+
+/// At most 60 characters of `text` with control characters escaped, for error messages.
+pub(crate) fn excerpt(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .take(60)
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    if text.chars().nth(60).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Progress of a search, reported after each completed iteration (and multi-PV line).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Info {
+    /// Nominal depth of the iteration, in plies.
+    pub depth: u32,
+    /// Deepest ply reached (extensions and capture sequences included).
+    pub seldepth: u32,
+    /// Which line this is, 1 = best (see [`Engine::set_multipv`]).
+    pub multipv: usize,
+    /// The line's score for the side to move.
+    pub score: Score,
+    /// Nodes searched so far, all threads.
+    pub nodes: u64,
+    /// Nodes per second.
+    pub nps: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// The principal variation, starting with the root move.
+    pub pv: Vec<Move>,
+}
+
+/// A root move with its score and line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RootLine {
+    /// The move.
+    pub mv: Move,
+    /// Its score for the side to move.
+    pub score: Score,
+    /// Its principal variation, starting with the move.
+    pub pv: Vec<Move>,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The move to play; `None` only when there is no legal move or the game is over.
+    pub best: Option<Move>,
+    /// The expected reply, if the line goes that far.
+    pub ponder: Option<Move>,
+    /// The score of the best move.
+    pub score: Score,
+    /// The last completed depth (0 if stopped before depth 1 completed).
+    pub depth: u32,
+    /// Deepest ply reached in that iteration.
+    pub seldepth: u32,
+    /// The principal variation.
+    pub pv: Vec<Move>,
+    /// Nodes searched, all threads.
+    pub nodes: u64,
+    /// Time spent.
+    pub time: Duration,
+    /// The best lines, best first (as many as the multi-PV setting asks for).
+    pub lines: Vec<RootLine>,
+}
+
+impl SearchResult {
+    fn none(time: Duration) -> SearchResult {
+        SearchResult {
+            best: None,
+            ponder: None,
+            score: Score::DRAW,
+            depth: 0,
+            seldepth: 0,
+            pv: Vec::new(),
+            nodes: 0,
+            time,
+            lines: Vec::new(),
+        }
+    }
+}
+
+/// A search engine: the transposition table and the settings, kept between searches.
+#[derive(Debug)]
+pub struct Engine {
+    tt: Table,
+    threads: usize,
+    multipv: usize,
+}
+
+impl Default for Engine {
+    fn default() -> Engine {
+        Engine::new()
+    }
+}
+
+impl Engine {
+    /// Default size of the transposition table, in MiB.
+    pub const DEFAULT_HASH_MIB: usize = 32;
+
+    /// An engine with a 32 MiB table, one thread and one line.
+    pub fn new() -> Engine {
+        Engine::with_hash(Engine::DEFAULT_HASH_MIB)
+    }
+
+    /// An engine with a table of `mib` MiB.
+    pub fn with_hash(mib: usize) -> Engine {
+        Engine {
+            tt: Table::new(mib),
+            threads: 1,
+            multipv: 1,
+        }
+    }
+
+    /// Resizes the transposition table to `mib` MiB (its contents are lost).
+    pub fn set_hash(&mut self, mib: usize) {
+        self.tt = Table::new(mib);
+    }
+
+    /// Bytes used by the transposition table.
+    pub fn hash_bytes(&self) -> usize {
+        self.tt.bytes()
+    }
+
+    /// Forgets everything learnt (a new game).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+    }
+
+    /// Search threads (Lazy SMP), 1 by default.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.clamp(1, 256);
+    }
+
+    /// How many best root moves to score exactly and report (1 by default).
+    pub fn set_multipv(&mut self, lines: usize) {
+        self.multipv = lines.max(1);
+    }
+
+    /// Searches `game` under `limits` and returns the best move.
+    pub fn search(&mut self, game: &Game, limits: &Limits) -> SearchResult {
+        self.search_with(game, limits, &Signals::default(), &mut |_| {})
+    }
+
+    /// Searches `game` under `limits`, reporting each completed iteration to `on_info` and
+    /// stopping when `signals` say so.
+    pub fn search_with(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        signals: &Signals,
+        on_info: &mut dyn FnMut(&Info),
+    ) -> SearchResult {
+        self.run(game, limits, signals, self.multipv, on_info)
+    }
+
+    fn run(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        signals: &Signals,
+        multipv: usize,
+        on_info: &mut dyn FnMut(&Info),
+    ) -> SearchResult {
+        let job = iterate::Job {
+            game,
+            limits,
+            signals,
+            threads: self.threads,
+            multipv,
+        };
+        let tt = &self.tt;
+        dama_rules::with_rules!(game.variant(), R => iterate::run::<R>(tt, &job, on_info))
+    }
+
+    /// Chooses `level`'s move in `game`: the level's budget (capped further by `limits`, which
+    /// for Hard is the time it is given), then, for the levels with a margin, a seeded choice
+    /// among moves almost as good as the best. The chosen move is `best` of the result.
+    pub fn play_level(
+        &mut self,
+        game: &Game,
+        level: Level,
+        limits: &Limits,
+        signals: &Signals,
+        rng: &mut ChaCha8Rng,
+    ) -> SearchResult {
+        let profile = level.profile();
+        let limits = Limits {
+            depth: min_opt(profile.depth, limits.depth),
+            nodes: min_opt(profile.nodes, limits.nodes),
+            time: limits.time,
+        };
+        let lines = if profile.margin > 0 { usize::MAX } else { 1 };
+        let mut result = self.run(game, &limits, signals, lines, &mut |_| {});
+        let i = level::choose(&result.lines, &profile, rng);
+        if let Some(line) = result.lines.get(i).cloned() {
+            result.best = Some(line.mv);
+            result.ponder = line.pv.get(1).copied();
+            result.score = line.score;
+            result.pv = line.pv;
+        }
+        result
+    }
+}
+
+fn min_opt<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}

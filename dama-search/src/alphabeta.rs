@@ -1,0 +1,320 @@
+//! The node search: principal-variation alpha-beta with a transposition table, forced
+//! captures searched to a quiet position, single-reply extension and late-move reductions.
+
+use std::marker::PhantomData;
+use std::sync::atomic::Ordering;
+
+use dama_rules::{Move, MoveList, Position, Rules};
+
+use crate::control::Control;
+use crate::eval::evaluate_for;
+use crate::ordering::{History, Killers};
+use crate::score::{Score, INFINITE, WIN};
+use crate::tt::{Bound, Table};
+
+/// Deepest ply a line may reach (extensions included).
+pub(crate) const MAX_PLY: usize = 128;
+
+/// Nodes between two looks at the stop flag and the clock.
+const CHECK_EVERY: u64 = 256;
+
+/// One thread's search state.
+pub(crate) struct Worker<'a, R: Rules> {
+    pub tt: &'a Table,
+    pub control: &'a Control<'a>,
+    /// Nodes searched by this worker and not yet added to the shared count.
+    pub nodes: u64,
+    pub unreported: u64,
+    pub seldepth: usize,
+    /// Hashes of the game's positions and of the current line, the current node last.
+    pub keys: Vec<u64>,
+    /// Plies without progress after which the game is drawn.
+    pub no_progress: u32,
+    /// Whether a man move resets the no-progress count.
+    pub man_move_is_progress: bool,
+    pub killers: Killers,
+    pub history: History,
+    pub pv: Vec<[Move; MAX_PLY]>,
+    pub pv_len: [usize; MAX_PLY + 1],
+    pub stopped: bool,
+    /// Whether this worker reports and owns the stop decision for time and nodes.
+    pub main: bool,
+    pub _rules: PhantomData<R>,
+}
+
+/// Move scores for ordering.
+const TT_MOVE: i32 = 1 << 30;
+const PROMOTION: i32 = 1 << 25;
+const KILLER: [i32; 2] = [1 << 24, 1 << 23];
+
+impl<'a, R: Rules> Worker<'a, R> {
+    pub fn new(tt: &'a Table, control: &'a Control<'a>, keys: Vec<u64>, main: bool) -> Self {
+        let rules = R::VARIANT.draw_rules();
+        Worker {
+            tt,
+            control,
+            nodes: 0,
+            unreported: 0,
+            seldepth: 0,
+            keys,
+            no_progress: rules.no_progress_plies,
+            man_move_is_progress: rules.man_move_is_progress,
+            killers: Killers::default(),
+            history: History::default(),
+            pv: vec![[first_dummy(); MAX_PLY]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            stopped: false,
+            main,
+            _rules: PhantomData,
+        }
+    }
+
+    /// Counts a node and now and then looks at the stop flag, the clock and the node limit.
+    #[inline]
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        self.unreported += 1;
+        if self.unreported >= CHECK_EVERY {
+            self.flush_nodes();
+            if self.control.should_stop(self.main) {
+                self.stopped = true;
+            }
+        }
+    }
+
+    pub fn flush_nodes(&mut self) {
+        self.control
+            .nodes
+            .fetch_add(self.unreported, Ordering::Relaxed);
+        self.unreported = 0;
+    }
+
+    /// The plies without progress after `m` is played in `pos`.
+    #[inline(always)]
+    pub fn quiet_after(&self, pos: &Position, m: Move, quiet: u32) -> u32 {
+        let progress = m.is_capture()
+            || m.promotes()
+            || (self.man_move_is_progress && pos.men(pos.turn()).contains(m.from()));
+        if progress {
+            0
+        } else {
+            quiet + 1
+        }
+    }
+
+    /// Whether the current node repeats a position of the line or the game since the last
+    /// progress.
+    #[inline(always)]
+    fn repeats(&self, quiet: u32) -> bool {
+        let n = self.keys.len();
+        let key = self.keys[n - 1];
+        let back = (quiet as usize).min(n - 1);
+        (4..=back).step_by(2).any(|i| self.keys[n - 1 - i] == key)
+    }
+
+    /// The static value of a quiet node, pulled towards a draw as the no-progress count nears
+    /// its limit so that the stronger side makes progress.
+    #[inline(always)]
+    fn static_value(&self, pos: &Position, quiet: u32) -> i32 {
+        let e = evaluate_for::<R>(pos);
+        let left = self.no_progress.saturating_sub(quiet) as i32;
+        if left < 20 {
+            e * left / 20
+        } else {
+            e
+        }
+    }
+
+    /// Searches `pos` (whose hash is the last of `keys`) to `depth` plies.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search(
+        &mut self,
+        pos: &Position,
+        mut alpha: i32,
+        mut beta: i32,
+        mut depth: i32,
+        ply: usize,
+        quiet: u32,
+        pv_node: bool,
+    ) -> i32 {
+        self.pv_len[ply] = ply;
+        self.count_node();
+        if self.stopped {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let mut list = MoveList::new();
+        pos.generate::<R>(&mut list);
+        if list.is_empty() {
+            return -WIN + ply as i32;
+        }
+        if quiet >= self.no_progress || self.repeats(quiet) {
+            return 0;
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.static_value(pos, quiet);
+        }
+        // Mate-distance pruning: no line from here beats a win found nearer the root.
+        alpha = alpha.max(-WIN + ply as i32);
+        beta = beta.min(WIN - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+        let capture = list[0].is_capture();
+        if depth <= 0 && !capture {
+            return self.static_value(pos, quiet);
+        }
+        if list.len() == 1 && depth > 0 {
+            depth += 1;
+        }
+
+        let key = self.keys[self.keys.len() - 1];
+        let mut tt_move = None;
+        // Capture sequences below the horizon are short and mostly forced: the table would
+        // cost a cache miss for little.
+        let use_tt = depth > 0;
+        if let Some(hit) = use_tt.then(|| self.tt.probe(key)).flatten() {
+            tt_move = hit.move_index.filter(|&i| usize::from(i) < list.len());
+            if !pv_node && hit.depth >= depth {
+                let s = Score::from_tt(hit.stored, ply).0;
+                let cut = match hit.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    return s;
+                }
+            }
+        }
+
+        let mut scores = [0i32; dama_rules::MAX_MOVES];
+        self.score_moves(pos, &list, &mut scores, tt_move, ply);
+
+        let alpha0 = alpha;
+        let mut best = -INFINITE;
+        let mut best_index = None;
+        let us = pos.turn();
+        for n in 0..list.len() {
+            let i = pick(list.len(), &mut scores);
+            let m = list[i];
+            let child = pos.after(m);
+            let child_quiet = self.quiet_after(pos, m, quiet);
+            let key = pos.hash_after(key, m);
+            self.keys.push(key);
+            let reduce = if depth >= 3 && n >= 3 && !capture && !m.promotes() {
+                1 + i32::from(n >= 8 && !pv_node)
+            } else {
+                0
+            };
+            let d = depth - 1;
+            let mut v;
+            if n == 0 {
+                v = -self.search(&child, -beta, -alpha, d, ply + 1, child_quiet, pv_node);
+            } else {
+                v = -self.search(
+                    &child,
+                    -alpha - 1,
+                    -alpha,
+                    d - reduce,
+                    ply + 1,
+                    child_quiet,
+                    false,
+                );
+                if v > alpha && reduce > 0 {
+                    v = -self.search(&child, -alpha - 1, -alpha, d, ply + 1, child_quiet, false);
+                }
+                if v > alpha && v < beta && pv_node {
+                    v = -self.search(&child, -beta, -alpha, d, ply + 1, child_quiet, true);
+                }
+            }
+            self.keys.pop();
+            if self.stopped {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                best_index = Some(i);
+                if v > alpha {
+                    alpha = v;
+                    self.update_pv(ply, m);
+                    if v >= beta {
+                        if !capture {
+                            self.killers.add(ply, m);
+                            self.history.reward(us, m, depth);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        if use_tt {
+            self.tt.store(
+                key,
+                Score(best).to_tt(ply),
+                bound,
+                depth,
+                best_index.map(|i| i as u8),
+            );
+        }
+        best
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line[ply] = m;
+        let end = self.pv_len[ply + 1].max(ply + 1);
+        line[ply + 1..end].copy_from_slice(&tail[0][ply + 1..end]);
+        self.pv_len[ply] = end;
+    }
+
+    fn score_moves(
+        &self,
+        pos: &Position,
+        list: &MoveList,
+        scores: &mut [i32],
+        tt_move: Option<u8>,
+        ply: usize,
+    ) {
+        let us = pos.turn();
+        for (i, &m) in list.iter().enumerate() {
+            scores[i] = if m.promotes() {
+                PROMOTION
+            } else if let Some(k) = self.killers.slot(ply, m) {
+                KILLER[k]
+            } else {
+                self.history.get(us, m)
+            };
+        }
+        if let Some(t) = tt_move {
+            scores[usize::from(t)] = TT_MOVE;
+        }
+    }
+}
+
+/// The index of the best-scored move not yet picked; its score is used up.
+#[inline(always)]
+fn pick(len: usize, scores: &mut [i32]) -> usize {
+    let mut best = 0;
+    let mut best_score = i32::MIN;
+    for (i, &s) in scores.iter().enumerate().take(len) {
+        if s > best_score {
+            best_score = s;
+            best = i;
+        }
+    }
+    scores[best] = i32::MIN;
+    best
+}
+
+fn first_dummy() -> Move {
+    Position::start().legal_moves()[0]
+}

@@ -1,0 +1,49 @@
+//! What every search thread reads to know when to stop: the caller's flags, the node count
+//! over all threads, the node limit and the clock.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+use crate::time::TimeManager;
+
+/// Flags a caller shares with a running search, typically from another thread.
+///
+/// ```
+/// use std::sync::atomic::Ordering;
+/// use dama_search::Signals;
+/// let signals = Signals::default();
+/// let for_the_reader = signals.clone();
+/// for_the_reader.stop.store(true, Ordering::Relaxed); // the search ends within ~50 µs
+/// assert!(signals.stop.load(Ordering::Relaxed));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Signals {
+    /// Set to end the search at once; it returns the best move of its last complete depth.
+    pub stop: Arc<AtomicBool>,
+    /// While set, time limits are ignored (the engine thinks on the opponent's time); clear it
+    /// on a ponder hit and the clock applies, counted from the search's start.
+    pub pondering: Arc<AtomicBool>,
+}
+
+pub(crate) struct Control<'a> {
+    pub signals: &'a Signals,
+    /// The main thread is done: helpers stop.
+    pub halt: AtomicBool,
+    pub nodes: AtomicU64,
+    pub node_limit: Option<u64>,
+    pub time: TimeManager,
+}
+
+impl Control<'_> {
+    /// Whether a thread must stop now; only the main thread watches the clock and the node
+    /// limit (helpers stop when it does).
+    pub fn should_stop(&self, main: bool) -> bool {
+        if self.signals.stop.load(Relaxed) || self.halt.load(Relaxed) {
+            return true;
+        }
+        main && (self
+            .node_limit
+            .is_some_and(|n| self.nodes.load(Relaxed) >= n)
+            || self.time.should_stop(&self.signals.pondering))
+    }
+}

@@ -1,0 +1,264 @@
+//! Iterative deepening at the root: aspiration windows, multi-PV, Lazy-SMP helper threads,
+//! and the answer of the last complete depth when a search is stopped.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::{Duration, Instant};
+
+use dama_rules::{Game, Move, Position, Rules};
+
+use crate::alphabeta::{Worker, MAX_PLY};
+use crate::control::{Control, Signals};
+use crate::score::{Score, INFINITE};
+use crate::time::TimeManager;
+use crate::tt::Table;
+use crate::{Info, Limits, RootLine, SearchResult};
+
+#[derive(Clone)]
+struct RootMove {
+    m: Move,
+    score: i32,
+    pv: Vec<Move>,
+}
+
+/// Everything one search needs besides the table.
+pub(crate) struct Job<'a> {
+    pub game: &'a Game,
+    pub limits: &'a Limits,
+    pub signals: &'a Signals,
+    pub threads: usize,
+    pub multipv: usize,
+}
+
+pub(crate) fn run<R: Rules>(
+    tt: &Table,
+    job: &Job<'_>,
+    on_info: &mut dyn FnMut(&Info),
+) -> SearchResult {
+    let start = Instant::now();
+    let game = job.game;
+    let legal = game.legal_moves();
+    if game.outcome().is_some() || legal.is_empty() {
+        return SearchResult::none(start.elapsed());
+    }
+    tt.new_search();
+    let control = Control {
+        signals: job.signals,
+        halt: Default::default(),
+        nodes: Default::default(),
+        node_limit: job.limits.nodes,
+        time: TimeManager::new(job.limits.time, start),
+    };
+    let roots: Vec<RootMove> = legal
+        .iter()
+        .map(|&m| RootMove {
+            m,
+            score: -INFINITE,
+            pv: vec![m],
+        })
+        .collect();
+    let max_depth = if legal.len() == 1 {
+        1
+    } else {
+        job.limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 8)
+            .clamp(1, MAX_PLY as u32 - 8)
+    };
+    let multipv = job.multipv.clamp(1, roots.len());
+    let result = std::thread::scope(|scope| {
+        for id in 1..job.threads.max(1) {
+            let (control, roots) = (&control, roots.clone());
+            scope.spawn(move || {
+                let mut w = Worker::<R>::new(tt, control, game.keys().to_vec(), false);
+                deepen(&mut w, game, roots, max_depth, 1, id, &mut |_| {});
+            });
+        }
+        let mut w = Worker::<R>::new(tt, &control, game.keys().to_vec(), true);
+        let result = deepen(&mut w, game, roots, max_depth, multipv, 0, on_info);
+        control.halt.store(true, Relaxed);
+        result
+    });
+    SearchResult {
+        nodes: control.nodes.load(Relaxed),
+        time: start.elapsed(),
+        ..result
+    }
+}
+
+/// Iterative deepening for one thread. Helper threads (`id > 0`) start some at a deeper
+/// iteration so that the threads spread over depths, and report nothing.
+fn deepen<R: Rules>(
+    w: &mut Worker<'_, R>,
+    game: &Game,
+    mut roots: Vec<RootMove>,
+    max_depth: u32,
+    multipv: usize,
+    id: usize,
+    on_info: &mut dyn FnMut(&Info),
+) -> SearchResult {
+    let pos = *game.position();
+    let quiet = game.quiet_plies();
+    let mut done: Option<(u32, Vec<RootMove>, usize)> = None;
+    let first = 1 + (id % 2) as u32;
+    for depth in first..=max_depth {
+        if depth > 1 && !w.control.time.may_start_depth(&w.control.signals.pondering) {
+            break;
+        }
+        w.seldepth = 0;
+        for pv_idx in 0..multipv {
+            aspirate(w, &pos, &mut roots, pv_idx, depth as i32, quiet);
+            if w.stopped {
+                break;
+            }
+            roots[pv_idx..].sort_by_key(|r| std::cmp::Reverse(r.score));
+            if w.main {
+                w.flush_nodes();
+                let elapsed = w.control.time.elapsed();
+                let nodes = w.control.nodes.load(Relaxed);
+                on_info(&Info {
+                    depth,
+                    seldepth: w.seldepth as u32,
+                    multipv: pv_idx + 1,
+                    score: Score(roots[pv_idx].score),
+                    nodes,
+                    nps: nps(nodes, elapsed),
+                    time: elapsed,
+                    pv: roots[pv_idx].pv.clone(),
+                });
+            }
+        }
+        if w.stopped {
+            break;
+        }
+        done = Some((depth, roots.clone(), w.seldepth));
+        let best = Score(roots[0].score);
+        if best.plies_to_end().is_some_and(|n| depth > n + 6) && w.control.node_limit.is_none() {
+            // A forced result proven with depth to spare: deeper search will not change it.
+            if w.control.time.may_start_depth(&w.control.signals.pondering)
+                && !w.control.signals.pondering.load(Relaxed)
+                && !is_infinite(w)
+            {
+                break;
+            }
+        }
+    }
+    w.flush_nodes();
+    let (depth, lines, seldepth) = done.unwrap_or((0, roots, 0));
+    let lines: Vec<RootLine> = lines
+        .into_iter()
+        .map(|r| RootLine {
+            mv: r.m,
+            score: Score(r.score),
+            pv: r.pv,
+        })
+        .collect();
+    SearchResult {
+        best: lines.first().map(|l| l.mv),
+        ponder: lines.first().and_then(|l| l.pv.get(1).copied()),
+        score: lines.first().map_or(Score::DRAW, |l| l.score),
+        depth,
+        seldepth: seldepth as u32,
+        pv: lines.first().map(|l| l.pv.clone()).unwrap_or_default(),
+        nodes: 0,
+        time: Duration::ZERO,
+        lines: lines.into_iter().take(multipv).collect(),
+    }
+}
+
+fn is_infinite<R: Rules>(w: &Worker<'_, R>) -> bool {
+    w.control.node_limit.is_none() && !w.control.time.has_limit()
+}
+
+fn nps(nodes: u64, elapsed: Duration) -> u64 {
+    (nodes as f64 / elapsed.as_secs_f64().max(1e-6)) as u64
+}
+
+/// Searches root move `pv_idx` and those after it with a window around its last score,
+/// widening on failure.
+fn aspirate<R: Rules>(
+    w: &mut Worker<'_, R>,
+    pos: &Position,
+    roots: &mut [RootMove],
+    pv_idx: usize,
+    depth: i32,
+    quiet: u32,
+) {
+    let prev = roots[pv_idx].score;
+    let mut delta = 25 + prev.abs() / 8;
+    let use_window = depth >= 5 && !Score(prev).is_win() && !Score(prev).is_loss();
+    let (mut alpha, mut beta) = if use_window {
+        (prev - delta, prev + delta)
+    } else {
+        (-INFINITE, INFINITE)
+    };
+    loop {
+        let v = root_search(w, pos, roots, pv_idx, depth, alpha, beta, quiet);
+        if w.stopped {
+            return;
+        }
+        if v <= alpha && alpha > -INFINITE {
+            alpha = (v - delta).max(-INFINITE);
+        } else if v >= beta && beta < INFINITE {
+            beta = (v + delta).min(INFINITE);
+        } else {
+            return;
+        }
+        delta *= 2;
+        if delta > 400 {
+            alpha = -INFINITE;
+            beta = INFINITE;
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn root_search<R: Rules>(
+    w: &mut Worker<'_, R>,
+    pos: &Position,
+    roots: &mut [RootMove],
+    pv_idx: usize,
+    depth: i32,
+    mut alpha: i32,
+    beta: i32,
+    quiet: u32,
+) -> i32 {
+    let root_key = w.keys[w.keys.len() - 1];
+    let mut best = -INFINITE;
+    for r in &mut roots[pv_idx..] {
+        r.score = -INFINITE;
+    }
+    for (n, root) in roots.iter_mut().enumerate().skip(pv_idx) {
+        let m = root.m;
+        let child = pos.after(m);
+        let child_quiet = w.quiet_after(pos, m, quiet);
+        w.keys.push(pos.hash_after(root_key, m));
+        let d = depth - 1;
+        let mut v;
+        if n == pv_idx {
+            v = -w.search(&child, -beta, -alpha, d, 1, child_quiet, true);
+        } else {
+            v = -w.search(&child, -alpha - 1, -alpha, d, 1, child_quiet, false);
+            if v > alpha && v < beta {
+                v = -w.search(&child, -beta, -alpha, d, 1, child_quiet, true);
+            }
+        }
+        w.keys.pop();
+        if w.stopped {
+            return best;
+        }
+        if n == pv_idx || v > alpha {
+            root.score = v;
+            let mut pv = vec![m];
+            pv.extend_from_slice(&w.pv[1][1..w.pv_len[1].max(1)]);
+            root.pv = pv;
+        }
+        best = best.max(v);
+        if v > alpha {
+            alpha = v;
+            if v >= beta {
+                break;
+            }
+        }
+    }
+    best
+}

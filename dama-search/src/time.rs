@@ -1,0 +1,92 @@
+//! The time policy, in one place: how much of the clock a move may use, when to stop.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::limits::{Clock, TimeControl};
+
+/// Time kept back for the GUI and the pipe.
+const OVERHEAD: Duration = Duration::from_millis(15);
+
+/// Decides when a search stops for time.
+#[derive(Debug)]
+pub(crate) struct TimeManager {
+    start: Instant,
+    /// Do not start a new iteration after this.
+    soft: Option<Duration>,
+    /// Stop at once after this.
+    hard: Option<Duration>,
+}
+
+impl TimeManager {
+    pub fn new(time: TimeControl, start: Instant) -> TimeManager {
+        let (soft, hard) = match time {
+            TimeControl::None => (None, None),
+            TimeControl::MoveTime(t) => {
+                let t = t.saturating_sub(Duration::from_millis(2));
+                (Some(t), Some(t))
+            }
+            TimeControl::Clock(clock) => {
+                let (soft, hard) = share(clock);
+                (Some(soft), Some(hard))
+            }
+        };
+        TimeManager { start, soft, hard }
+    }
+
+    /// Whether time ends the search at all.
+    pub fn has_limit(&self) -> bool {
+        self.hard.is_some()
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Whether the search must stop now (never while pondering).
+    pub fn should_stop(&self, pondering: &AtomicBool) -> bool {
+        self.hard.is_some_and(|h| self.elapsed() >= h) && !pondering.load(Ordering::Relaxed)
+    }
+
+    /// Whether there is time to start another iteration.
+    pub fn may_start_depth(&self, pondering: &AtomicBool) -> bool {
+        pondering.load(Ordering::Relaxed) || self.soft.is_none_or(|s| self.elapsed() < s)
+    }
+}
+
+/// The target and the ceiling for one move on `clock`.
+fn share(clock: Clock) -> (Duration, Duration) {
+    let left = clock.time.saturating_sub(OVERHEAD);
+    let moves = clock.moves_to_go.unwrap_or(30).clamp(1, 30);
+    let target = left / moves + clock.increment * 3 / 4;
+    let ceiling = (target * 3).min(left / 3 + clock.increment / 2);
+    let target = target.min(ceiling);
+    // An iteration usually takes longer than all before it: start one only early enough.
+    (target / 2, ceiling.max(Duration::from_millis(1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_share_stays_within_the_time_left() {
+        for ms in [0, 10, 100, 1_000, 60_000, 600_000] {
+            for inc in [0, 100, 2_000] {
+                for mtg in [None, Some(1), Some(5), Some(40)] {
+                    let clock = Clock {
+                        time: Duration::from_millis(ms),
+                        increment: Duration::from_millis(inc),
+                        moves_to_go: mtg,
+                    };
+                    let (soft, hard) = share(clock);
+                    assert!(soft <= hard);
+                    assert!(
+                        hard <= Duration::from_millis(ms / 3 + inc / 2 + 1),
+                        "{ms} {inc} {mtg:?}: {hard:?}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Behaviour of the search seen from outside: legal answers, stopping, reproducibility,
+//! distances to wins.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use dama_rules::{notation::fen, Game, Variant};
+use dama_search::{Engine, Level, Limits, Score, Signals};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn game(f: &str) -> Game {
+    Game::from_position(Variant::Italian, fen::parse(f).expect("test FEN"))
+}
+
+#[test]
+fn single_legal_move_is_answered_at_once() {
+    // White must take 18 with 22.
+    let g = game("W:W22,29:B18,9");
+    let r = Engine::new().search(&g, &Limits::depth(30));
+    assert_eq!(r.best.unwrap().to_string(), "22x13x18");
+    assert!(r.depth <= 1 && r.nodes < 1_000, "{r:?}");
+}
+
+#[test]
+fn no_move_when_the_game_is_over() {
+    let g = game("W:W:B1,2");
+    let r = Engine::new().search(&g, &Limits::depth(5));
+    assert_eq!(r.best, None);
+}
+
+#[test]
+fn a_stop_request_gets_a_legal_move_within_50_ms() {
+    let g = Game::new();
+    let mut engine = Engine::new();
+    let signals = Signals::default();
+    let flag = signals.clone();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        let t = Instant::now();
+        flag.stop.store(true, Ordering::Relaxed);
+        t
+    });
+    let r = engine.search_with(&g, &Limits::infinite(), &signals, &mut |_| {});
+    let stopped_at = stopper.join().unwrap();
+    assert!(stopped_at.elapsed() < Duration::from_millis(50));
+    let best = r.best.expect("a move");
+    assert!(g.legal_moves().contains(&best));
+}
+
+#[test]
+fn fixed_depth_is_reproducible_to_the_node() {
+    let g = game("B:W18,22,23,24,25,26,27,29,31:B3,5,6,7,9,10,11,12");
+    let a = Engine::new().search(&g, &Limits::depth(9));
+    let b = Engine::new().search(&g, &Limits::depth(9));
+    assert_eq!(a.best, b.best);
+    assert_eq!(a.nodes, b.nodes);
+    assert_eq!(a.pv, b.pv);
+}
+
+#[test]
+fn a_seeded_level_chooses_the_same_moves() {
+    for level in [Level::Novice, Level::Easy, Level::Normal] {
+        let play = || {
+            let mut engine = Engine::new();
+            let mut rng = ChaCha8Rng::seed_from_u64(7);
+            let mut g = Game::new();
+            for _ in 0..12 {
+                let r =
+                    engine.play_level(&g, level, &Limits::default(), &Signals::default(), &mut rng);
+                match r.best {
+                    Some(m) => g.play(m).unwrap(),
+                    None => break,
+                }
+            }
+            g.moves().to_vec()
+        };
+        assert_eq!(play(), play(), "{level}");
+    }
+}
+
+#[test]
+fn a_win_is_scored_by_its_distance_and_shrinks_by_one_per_ply() {
+    // Three kings against one: a forced win in a few plies.
+    let mut g = game("W:WK14,K18,K22:BK32");
+    let mut engine = Engine::new();
+    let first = engine.search(&g, &Limits::depth(16));
+    let n = first.score.plies_to_end().expect("a forced win");
+    assert!(first.score.is_win(), "{:?}", first.score);
+    let mut last = n;
+    // Follow the line: the distance goes down by one each ply, from each side's view.
+    for ply in 1..=2u32 {
+        g.play(engine.search(&g, &Limits::depth(16)).best.unwrap())
+            .unwrap();
+        let r = engine.search(&g, &Limits::depth(16));
+        let d = r.score.plies_to_end().unwrap();
+        assert_eq!(d, n - ply, "ply {ply}: {:?}", r.score);
+        assert_eq!(r.score.is_win(), ply % 2 == 0);
+        last = d;
+    }
+    assert!(last < n);
+    assert_eq!(Score::win_in(3), -Score::loss_in(3));
+}
+
+#[test]
+fn hash_size_is_respected() {
+    let mut e = Engine::with_hash(8);
+    assert!(e.hash_bytes() <= 8 << 20);
+    e.set_hash(2);
+    assert!(e.hash_bytes() <= 2 << 20);
+}
+
+#[test]
+fn every_level_and_variant_returns_legal_moves() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for variant in Variant::ALL {
+        let mut g = Game::from_position(variant, dama_rules::Position::start());
+        let mut engine = Engine::with_hash(1);
+        for ply in 0..40 {
+            if g.outcome().is_some() {
+                break;
+            }
+            let level = Level::ALL[ply % 3];
+            let limits = Limits::nodes(2_000);
+            let r = engine.play_level(&g, level, &limits, &Signals::default(), &mut rng);
+            let m = r.best.expect("a move while the game goes on");
+            assert!(g.legal_moves().contains(&m), "{variant} {m}");
+            g.play(m).unwrap();
+        }
+    }
+}
