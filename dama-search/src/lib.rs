@@ -26,6 +26,7 @@ pub mod eval;
 mod iterate;
 mod level;
 mod limits;
+pub mod matches;
 mod ordering;
 mod score;
 mod time;

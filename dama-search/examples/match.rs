@@ -1,0 +1,64 @@
+//! Plays a match between two players and prints the result with its Elo margin.
+//!
+//! `cargo run --release -p dama-search --example match -- FIRST SECOND [games] [parallel] [pdn-file]`
+//!
+//! A player is `novice`, `easy`, `normal`, `strong` or `hard` (a level; Hard at 100 ms a
+//! move unless `hard@MS`), `depth:N`, `nodes:N` or `time:MS` (full strength on that budget).
+
+use std::time::Duration;
+
+use dama_search::matches::{play_match, LevelPlayer, MatchConfig, Player, SearchPlayer};
+use dama_search::{Level, Limits};
+
+fn player(spec: &str, seed: u64) -> Box<dyn Player> {
+    let (kind, value) = spec.split_once([':', '@']).unwrap_or((spec, ""));
+    let num = || {
+        value
+            .parse::<u64>()
+            .expect("a number after the player kind")
+    };
+    match kind {
+        "depth" => Box::new(SearchPlayer::new(spec, Limits::depth(num() as u32), 16)),
+        "nodes" => Box::new(SearchPlayer::new(spec, Limits::nodes(num()), 16)),
+        "time" => Box::new(SearchPlayer::new(
+            spec,
+            Limits::move_time(Duration::from_millis(num())),
+            16,
+        )),
+        level => {
+            let level: Level = level.parse().expect("a level or depth:/nodes:/time:");
+            let ms = if value.is_empty() { 100 } else { num() };
+            let limits = if level == Level::Hard {
+                Limits::move_time(Duration::from_millis(ms))
+            } else {
+                Limits::default()
+            };
+            Box::new(LevelPlayer::new(level, limits, seed))
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (a, b) = (args[0].clone(), args[1].clone());
+    let games = args.get(2).map_or(100, |s| s.parse().expect("games"));
+    let parallel = args.get(3).map_or(2, |s| s.parse().expect("parallel"));
+    let config = MatchConfig {
+        games,
+        parallel,
+        ..MatchConfig::default()
+    };
+    let seeds = std::sync::atomic::AtomicU64::new(1);
+    let next = || seeds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let start = std::time::Instant::now();
+    let result = play_match(&|| player(&a, next()), &|| player(&b, next()), &config);
+    println!(
+        "{a} vs {b}: {} in {:.0} s",
+        result.summary(),
+        start.elapsed().as_secs_f64()
+    );
+    if let Some(path) = args.get(4) {
+        let text: String = result.games.iter().map(|g| g.pdn.clone() + "\n").collect();
+        std::fs::write(path, text).expect("writing the PDN file");
+    }
+}

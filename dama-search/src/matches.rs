@@ -1,0 +1,373 @@
+//! Matches between players: every move checked by the rules, games ending by the game's own
+//! rules, each opening played with both colours, games in parallel, the result with an Elo
+//! difference and its 95 % error margin, every game kept as PDN.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use dama_rules::notation::pdn::{self, GameResult, PdnGame};
+use dama_rules::{Color, Game, Move, Outcome, Position, Variant};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::{Engine, Level, Limits, Signals};
+
+/// Something that plays moves: a level, a fixed search budget, or (in `dama-protocol`) any
+/// Hub engine.
+pub trait Player: Send {
+    /// The name written in the PDN `White`/`Black` tags.
+    fn name(&self) -> String;
+
+    /// A new game starts (forget what was learnt in the last one, if anything).
+    fn new_game(&mut self) {}
+
+    /// The move to play in `game`, which is not over.
+    ///
+    /// # Errors
+    /// A description of the failure (an engine that crashed or hung); the game is lost.
+    fn choose(&mut self, game: &Game) -> Result<Move, String>;
+}
+
+/// A player at one of the five levels, reproducible from its seed.
+pub struct LevelPlayer {
+    engine: Engine,
+    level: Level,
+    limits: Limits,
+    rng: ChaCha8Rng,
+}
+
+impl LevelPlayer {
+    /// `level`, with `limits` on top of the level's own budget (Hard needs a time or a
+    /// budget), choosing with a generator seeded by `seed`.
+    pub fn new(level: Level, limits: Limits, seed: u64) -> LevelPlayer {
+        LevelPlayer {
+            engine: Engine::with_hash(16),
+            level,
+            limits,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl Player for LevelPlayer {
+    fn name(&self) -> String {
+        format!("dama {}", self.level)
+    }
+
+    fn new_game(&mut self) {
+        self.engine.clear();
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+        let r = self.engine.play_level(
+            game,
+            self.level,
+            &self.limits,
+            &Signals::default(),
+            &mut self.rng,
+        );
+        r.best.ok_or_else(|| "the search found no move".to_string())
+    }
+}
+
+/// Full-strength search under fixed limits.
+pub struct SearchPlayer {
+    engine: Engine,
+    limits: Limits,
+    name: String,
+}
+
+impl SearchPlayer {
+    /// Searches with `limits` and a table of `hash_mib` MiB.
+    pub fn new(name: impl Into<String>, limits: Limits, hash_mib: usize) -> SearchPlayer {
+        SearchPlayer {
+            engine: Engine::with_hash(hash_mib),
+            limits,
+            name: name.into(),
+        }
+    }
+}
+
+impl Player for SearchPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self) {
+        self.engine.clear();
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+        self.engine
+            .search(game, &self.limits)
+            .best
+            .ok_or_else(|| "the search found no move".to_string())
+    }
+}
+
+/// The openings of the built-in balanced Italian set: three plies each (White, Black,
+/// White), chosen among all openings of that length by a deep search scoring them within
+/// ±0.25 man, and told apart by position.
+pub fn italian_openings() -> Vec<Vec<Move>> {
+    let mut out = Vec::new();
+    for line in include_str!("openings.txt").lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut game = Game::new();
+        let moves: Vec<Move> = line
+            .split_whitespace()
+            .map(|t| game.play_text(t).expect("built-in openings are legal"))
+            .collect();
+        out.push(moves);
+    }
+    out
+}
+
+/// How a match is played.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// The rules.
+    pub variant: Variant,
+    /// The openings, each a list of moves from the start; each is played twice, once with
+    /// each colour. Empty means the start position only.
+    pub openings: Vec<Vec<Move>>,
+    /// Games to play in all (rounded up to an even number).
+    pub games: usize,
+    /// Games played at the same time.
+    pub parallel: usize,
+    /// A game still going after this many plies is scored a draw (a safety net: every
+    /// variant's own rules end games long before).
+    pub max_plies: usize,
+}
+
+impl Default for MatchConfig {
+    fn default() -> MatchConfig {
+        MatchConfig {
+            variant: Variant::Italian,
+            openings: italian_openings(),
+            games: 100,
+            parallel: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            max_plies: 600,
+        }
+    }
+}
+
+/// One finished game.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    /// Whether the first player had White.
+    pub first_is_white: bool,
+    /// The result.
+    pub result: GameResult,
+    /// Why it ended (a win, a draw rule, a forfeit).
+    pub reason: String,
+    /// The game as PDN.
+    pub pdn: String,
+    /// Plies played after the opening.
+    pub plies: usize,
+}
+
+/// The result of a match, from the first player's point of view.
+#[derive(Clone, Debug, Default)]
+pub struct MatchResult {
+    /// Games the first player won.
+    pub wins: u32,
+    /// Drawn games.
+    pub draws: u32,
+    /// Games the first player lost.
+    pub losses: u32,
+    /// Every game, in the order they were scheduled.
+    pub games: Vec<GameRecord>,
+}
+
+impl MatchResult {
+    /// Games played.
+    pub fn total(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// The first player's score, 0..1.
+    pub fn score(&self) -> f64 {
+        (f64::from(self.wins) + f64::from(self.draws) / 2.0) / f64::from(self.total().max(1))
+    }
+
+    /// The Elo difference the score stands for, and the half-width of its 95 % confidence
+    /// interval (from the per-game variance of the score). Infinite when one side scored
+    /// everything.
+    ///
+    /// ```
+    /// use dama_search::matches::MatchResult;
+    /// let r = MatchResult { wins: 60, draws: 20, losses: 20, ..Default::default() };
+    /// let (elo, margin) = r.elo();
+    /// assert!((elo - 147.2).abs() < 0.1);
+    /// assert!(margin > 50.0 && margin < 100.0);
+    /// ```
+    pub fn elo(&self) -> (f64, f64) {
+        let n = f64::from(self.total().max(1));
+        let p = self.score();
+        let var = (f64::from(self.wins) * (1.0 - p).powi(2)
+            + f64::from(self.draws) * (0.5 - p).powi(2)
+            + f64::from(self.losses) * p.powi(2))
+            / n;
+        let se = (var / n).sqrt();
+        let lo = elo_of((p - 1.96 * se).max(1e-6));
+        let hi = elo_of((p + 1.96 * se).min(1.0 - 1e-6));
+        (elo_of(p), (hi - lo) / 2.0)
+    }
+
+    /// `W-D-L, score %, Elo ± margin`.
+    pub fn summary(&self) -> String {
+        let (elo, margin) = self.elo();
+        format!(
+            "{}-{}-{} (W-D-L) score {:.1}% Elo {:+.0} ± {:.0}",
+            self.wins,
+            self.draws,
+            self.losses,
+            100.0 * self.score(),
+            elo,
+            margin
+        )
+    }
+}
+
+fn elo_of(p: f64) -> f64 {
+    if p <= 0.0 {
+        f64::NEG_INFINITY
+    } else if p >= 1.0 {
+        f64::INFINITY
+    } else {
+        -400.0 * (1.0 / p - 1.0).log10()
+    }
+}
+
+/// Makes a fresh player for one game thread.
+pub type PlayerFactory<'a> = &'a (dyn Fn() -> Box<dyn Player> + Sync);
+
+/// Plays a match between the players `first` and `second` make (a new pair per game
+/// thread), game `i` from opening `i / 2`, `first` with White in even games.
+pub fn play_match(
+    first: PlayerFactory<'_>,
+    second: PlayerFactory<'_>,
+    config: &MatchConfig,
+) -> MatchResult {
+    let games = config.games.div_ceil(2) * 2;
+    let next = AtomicUsize::new(0);
+    let records: Mutex<Vec<Option<GameRecord>>> = Mutex::new(vec![None; games]);
+    std::thread::scope(|scope| {
+        for _ in 0..config.parallel.clamp(1, games.max(1)) {
+            scope.spawn(|| {
+                let mut a = first();
+                let mut b = second();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= games {
+                        break;
+                    }
+                    let opening = if config.openings.is_empty() {
+                        &[][..]
+                    } else {
+                        &config.openings[(i / 2) % config.openings.len()][..]
+                    };
+                    let first_is_white = i % 2 == 0;
+                    let (white, black) = if first_is_white {
+                        (&mut a, &mut b)
+                    } else {
+                        (&mut b, &mut a)
+                    };
+                    let record = play_game(white.as_mut(), black.as_mut(), opening, config);
+                    let record = GameRecord {
+                        first_is_white,
+                        ..record
+                    };
+                    records.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(record);
+                }
+            });
+        }
+    });
+    let games: Vec<GameRecord> = records
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .flatten()
+        .collect();
+    let mut result = MatchResult::default();
+    for g in &games {
+        let first_won = match g.result {
+            GameResult::WhiteWins => Some(g.first_is_white),
+            GameResult::BlackWins => Some(!g.first_is_white),
+            _ => None,
+        };
+        match first_won {
+            Some(true) => result.wins += 1,
+            Some(false) => result.losses += 1,
+            None => result.draws += 1,
+        }
+    }
+    result.games = games;
+    result
+}
+
+/// Plays one game from `opening`; every move is checked by the rules.
+pub fn play_game(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    opening: &[Move],
+    config: &MatchConfig,
+) -> GameRecord {
+    white.new_game();
+    black.new_game();
+    let mut game = Game::from_position(config.variant, Position::start());
+    for &m in opening {
+        if game.play(m).is_err() {
+            break;
+        }
+    }
+    let (result, reason) = loop {
+        if let Some(outcome) = game.outcome() {
+            break (GameResult::from(outcome), outcome_text(outcome));
+        }
+        if game.moves().len() >= config.max_plies {
+            break (
+                GameResult::Draw,
+                "draw: adjudicated at the ply limit".into(),
+            );
+        }
+        let mover = game.position().turn();
+        let player: &mut dyn Player = if mover == Color::White {
+            &mut *white
+        } else {
+            &mut *black
+        };
+        let forfeit = match player.choose(&game) {
+            Ok(m) => match game.play(m) {
+                Ok(()) => continue,
+                Err(e) => format!("{} played an illegal move: {e}", player.name()),
+            },
+            Err(e) => format!("{} forfeits: {e}", player.name()),
+        };
+        break (GameResult::from(Outcome::Win(!mover)), forfeit);
+    };
+    let mut record = PdnGame::new(config.variant, *game.start());
+    record.moves = game.moves().to_vec();
+    record.result = result;
+    record.tags.push(("Event".into(), "dama match".into()));
+    record.tags.push(("White".into(), white.name()));
+    record.tags.push(("Black".into(), black.name()));
+    record.comments.push(pdn::Comment {
+        ply: record.moves.len(),
+        text: reason.clone(),
+    });
+    GameRecord {
+        first_is_white: true,
+        result,
+        reason,
+        pdn: pdn::write(&record).unwrap_or_default(),
+        plies: game.moves().len() - opening.len().min(game.moves().len()),
+    }
+}
+
+fn outcome_text(outcome: Outcome) -> String {
+    outcome.to_string()
+}
