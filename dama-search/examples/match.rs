@@ -3,14 +3,17 @@
 //! `cargo run --release -p dama-search --example match -- FIRST SECOND [games] [parallel] [pdn-file]`
 //!
 //! A player is `novice`, `easy`, `normal`, `strong` or `hard` (a level; Hard at 100 ms a
-//! move unless `hard@MS`), `depth:N`, `nodes:N` or `time:MS` (full strength on that budget).
+//! move unless `hard@MS`), `depth:N`, `nodes:N` or `time:MS` (full strength on that budget),
+//! optionally followed by `/knobs` (`time:20/lmr=2,probcut=1`) to compare search features.
 
 use std::time::Duration;
 
 use dama_search::matches::{play_match, LevelPlayer, MatchConfig, Player, SearchPlayer};
 use dama_search::{Level, Limits};
 
-fn player(spec: &str, seed: u64) -> Box<dyn Player> {
+fn player(full: &str, seed: u64) -> Box<dyn Player> {
+    let (spec, knobs) = full.split_once('/').unwrap_or((full, ""));
+    let knobs: dama_search::Knobs = knobs.parse().expect("knobs after '/'");
     let (kind, value) = spec.split_once([':', '@']).unwrap_or((spec, ""));
     let num = || {
         value
@@ -18,13 +21,14 @@ fn player(spec: &str, seed: u64) -> Box<dyn Player> {
             .expect("a number after the player kind")
     };
     match kind {
-        "depth" => Box::new(SearchPlayer::new(spec, Limits::depth(num() as u32), 16)),
-        "nodes" => Box::new(SearchPlayer::new(spec, Limits::nodes(num()), 16)),
-        "time" => Box::new(SearchPlayer::new(
-            spec,
-            Limits::move_time(Duration::from_millis(num())),
-            16,
-        )),
+        "depth" => {
+            Box::new(SearchPlayer::new(full, Limits::depth(num() as u32), 16).with_knobs(knobs))
+        }
+        "nodes" => Box::new(SearchPlayer::new(full, Limits::nodes(num()), 16).with_knobs(knobs)),
+        "time" => Box::new(
+            SearchPlayer::new(full, Limits::move_time(Duration::from_millis(num())), 16)
+                .with_knobs(knobs),
+        ),
         level => {
             let level: Level = level.parse().expect("a level or depth:/nodes:/time:");
             let ms = if value.is_empty() { 100 } else { num() };

@@ -1,6 +1,6 @@
 //! Searches one position and prints each iteration: a quick look at speed and depth.
 //!
-//! `cargo run --release -p dama-search --example think -- [FEN] [millis] [threads]`
+//! `cargo run --release -p dama-search --example think -- [FEN|start] [millis|dDEPTH] [threads]`
 
 use std::time::Duration;
 
@@ -13,14 +13,19 @@ fn main() {
         None | Some("start") => Position::start(),
         Some(f) => fen::parse(f).expect("a FEN"),
     };
-    let ms: u64 = args
-        .get(1)
-        .map_or(1000, |s| s.parse().expect("milliseconds"));
+    let budget = args.get(1).map_or("1000", String::as_str);
     let threads: usize = args.get(2).map_or(1, |s| s.parse().expect("threads"));
     let game = Game::from_position(Variant::Italian, pos);
     let mut engine = Engine::with_hash(64);
     engine.set_threads(threads);
-    let limits = Limits::move_time(Duration::from_millis(ms));
+    if let Ok(k) = std::env::var("KNOBS") {
+        engine.set_knobs(k.parse().expect("knobs"));
+    }
+    // `d15` searches to depth 15; a number is milliseconds.
+    let limits = match budget.strip_prefix('d') {
+        Some(d) => Limits::depth(d.parse().expect("a depth")),
+        None => Limits::move_time(Duration::from_millis(budget.parse().expect("milliseconds"))),
+    };
     let r = engine.search_with(&game, &limits, &Signals::default(), &mut |i| {
         let pv: Vec<String> = i.pv.iter().map(|m| m.to_string()).collect();
         println!(

@@ -188,6 +188,22 @@ impl<'a, R: Rules> Worker<'a, R> {
             }
         }
 
+        if self.control.knobs.probcut
+            && !pv_node
+            && depth >= 3
+            && !capture
+            && beta.abs() < WIN - 1_000
+        {
+            let bar = beta + 5 * depth;
+            let v = self.search(pos, bar - 1, bar, depth * 2 / 5, ply, quiet, false);
+            if self.stopped {
+                return 0;
+            }
+            if v >= bar {
+                return beta;
+            }
+        }
+
         let mut scores = [0i32; dama_rules::MAX_MOVES];
         self.score_moves(pos, &list, &mut scores, tt_move, ply);
 
@@ -201,9 +217,12 @@ impl<'a, R: Rules> Worker<'a, R> {
             let child = pos.after(m);
             let child_quiet = self.quiet_after(pos, m, quiet);
             let key = pos.hash_after(key, m);
+            if depth > 1 {
+                self.tt.prefetch(key);
+            }
             self.keys.push(key);
-            let reduce = if depth >= 3 && n >= 3 && !capture && !m.promotes() {
-                1 + i32::from(n >= 8 && !pv_node)
+            let reduce = if depth >= 3 && !capture && !m.promotes() {
+                self.reduction(n, pv_node)
             } else {
                 0
             };
@@ -265,6 +284,19 @@ impl<'a, R: Rules> Worker<'a, R> {
             );
         }
         best
+    }
+
+    /// Plies by which the `n`-th quiet move (from 0) is searched less.
+    #[inline(always)]
+    fn reduction(&self, n: usize, pv_node: bool) -> i32 {
+        match self.control.knobs.lmr {
+            0 => 0,
+            1 => i32::from(n >= 3) + i32::from(n >= 8 && !pv_node),
+            _ => {
+                let first = if pv_node { 3 } else { 2 };
+                i32::from(n >= first) + i32::from(n >= 6)
+            }
+        }
     }
 
     fn update_pv(&mut self, ply: usize, m: Move) {

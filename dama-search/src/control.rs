@@ -25,7 +25,49 @@ pub struct Signals {
     pub pondering: Arc<AtomicBool>,
 }
 
+/// Switches for search features, so that a match can compare a feature on and off within
+/// one build. Not a stable interface.
+#[doc(hidden)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Knobs {
+    /// Late-move reductions: 0 off, 1 the first scheme, 2 the more aggressive one.
+    pub lmr: u8,
+    /// Scan's pruning: a shallow search far above beta cuts the node.
+    pub probcut: bool,
+}
+
+impl std::str::FromStr for Knobs {
+    type Err = String;
+
+    /// `lmr=2,probcut=1` (unnamed switches keep their default).
+    fn from_str(s: &str) -> Result<Knobs, String> {
+        let mut k = Knobs::default();
+        for item in s.split(',').filter(|i| !i.is_empty()) {
+            let (name, value) = item.split_once('=').unwrap_or((item, "1"));
+            let n: u8 = value
+                .parse()
+                .map_err(|_| format!("knob value \"{value}\": expected a number"))?;
+            match name {
+                "lmr" => k.lmr = n,
+                "probcut" => k.probcut = n != 0,
+                _ => return Err(format!("unknown knob \"{name}\": expected lmr or probcut")),
+            }
+        }
+        Ok(k)
+    }
+}
+
+impl Default for Knobs {
+    fn default() -> Knobs {
+        Knobs {
+            lmr: 1,
+            probcut: false,
+        }
+    }
+}
+
 pub(crate) struct Control<'a> {
+    pub knobs: Knobs,
     pub signals: &'a Signals,
     /// The main thread is done: helpers stop.
     pub halt: AtomicBool,

@@ -27,6 +27,7 @@ pub(crate) struct Job<'a> {
     pub signals: &'a Signals,
     pub threads: usize,
     pub multipv: usize,
+    pub knobs: crate::control::Knobs,
 }
 
 pub(crate) fn run<R: Rules>(
@@ -42,6 +43,7 @@ pub(crate) fn run<R: Rules>(
     }
     tt.new_search();
     let control = Control {
+        knobs: job.knobs,
         signals: job.signals,
         halt: Default::default(),
         nodes: Default::default(),

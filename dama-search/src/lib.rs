@@ -38,7 +38,7 @@ use std::time::Duration;
 use dama_rules::{Game, Move};
 use rand_chacha::ChaCha8Rng;
 
-pub use control::Signals;
+pub use control::{Knobs, Signals};
 pub use level::{Level, LevelProfile, PROFILES};
 pub use limits::{Clock, Limits, TimeControl};
 pub use score::Score;
@@ -151,6 +151,7 @@ pub struct Engine {
     tt: Table,
     threads: usize,
     multipv: usize,
+    knobs: Knobs,
 }
 
 impl Default for Engine {
@@ -174,6 +175,7 @@ impl Engine {
             tt: Table::new(mib),
             threads: 1,
             multipv: 1,
+            knobs: Knobs::default(),
         }
     }
 
@@ -200,6 +202,12 @@ impl Engine {
     /// How many best root moves to score exactly and report (1 by default).
     pub fn set_multipv(&mut self, lines: usize) {
         self.multipv = lines.max(1);
+    }
+
+    /// Sets the search feature switches (for matches comparing features).
+    #[doc(hidden)]
+    pub fn set_knobs(&mut self, knobs: Knobs) {
+        self.knobs = knobs;
     }
 
     /// Searches `game` under `limits` and returns the best move.
@@ -233,6 +241,7 @@ impl Engine {
             signals,
             threads: self.threads,
             multipv,
+            knobs: self.knobs,
         };
         let tt = &self.tt;
         dama_rules::with_rules!(game.variant(), R => iterate::run::<R>(tt, &job, on_info))

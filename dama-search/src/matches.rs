@@ -88,6 +88,16 @@ impl SearchPlayer {
     }
 }
 
+impl SearchPlayer {
+    /// The same player with search feature switches set.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn with_knobs(mut self, knobs: crate::Knobs) -> SearchPlayer {
+        self.engine.set_knobs(knobs);
+        self
+    }
+}
+
 impl Player for SearchPlayer {
     fn name(&self) -> String {
         self.name.clone()

