@@ -22,6 +22,7 @@
 
 mod alphabeta;
 mod control;
+pub mod endgame;
 pub mod eval;
 mod iterate;
 mod level;
