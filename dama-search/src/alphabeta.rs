@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use dama_rules::{Move, MoveList, Position, Rules};
 
 use crate::control::Control;
+use crate::endgame::{self, Value};
 use crate::eval::evaluate_for;
 use crate::ordering::{History, Killers};
 use crate::score::{Score, INFINITE, WIN};
@@ -125,6 +126,24 @@ impl<'a, R: Rules> Worker<'a, R> {
         }
     }
 
+    /// The exact value of a kings-only position with few pieces, from the endgame tables;
+    /// a win or loss the no-progress counter would cut short is left to the search.
+    #[inline(always)]
+    fn probe_endgame(&self, pos: &Position, ply: usize, quiet: u32) -> Option<i32> {
+        use dama_rules::Color::{Black, White};
+        if (pos.men(White) | pos.men(Black)).any() || pos.occupied().count() > endgame::MAX_PIECES {
+            return None;
+        }
+        let value = endgame::probe::<R>(pos)?;
+        let ply = ply as i32;
+        match value {
+            Value::Draw => Some(0),
+            Value::Win(n) if quiet + n < self.no_progress => Some(WIN - ply - n as i32),
+            Value::Loss(n) if quiet + n < self.no_progress => Some(-WIN + ply + n as i32),
+            _ => None,
+        }
+    }
+
     /// Searches `pos` (whose hash is the last of `keys`) to `depth` plies.
     #[allow(clippy::too_many_arguments)]
     pub fn search(
@@ -153,6 +172,11 @@ impl<'a, R: Rules> Worker<'a, R> {
         }
         if ply >= MAX_PLY - 1 {
             return self.static_value(pos, quiet);
+        }
+        if ply > 0 {
+            if let Some(v) = self.probe_endgame(pos, ply, quiet) {
+                return v;
+            }
         }
         // Mate-distance pruning: no line from here beats a win found nearer the root.
         alpha = alpha.max(-WIN + ply as i32);

@@ -87,10 +87,11 @@ fn a_win_is_scored_by_its_distance_and_shrinks_by_one_per_ply() {
     let first = engine.search(&g, &Limits::depth(16));
     let n = first.score.plies_to_end().expect("a forced win");
     assert!(first.score.is_win(), "{:?}", first.score);
-    // Follow the line: the distance goes down by one each ply, seen from either side (a
-    // position with a single legal move is answered at once, without a score to compare).
+    // Play on: the distance goes down by one each ply, seen from either side (a position
+    // with a single legal move is answered at once, without a score to compare).
     let mut checked = 0;
-    for (ply, &m) in (1u32..).zip(&first.pv) {
+    for ply in 1..n {
+        let m = engine.search(&g, &Limits::depth(16)).best.unwrap();
         g.play(m).unwrap();
         if g.legal_moves().len() < 2 {
             continue;
