@@ -48,26 +48,26 @@ pub struct LevelProfile {
 /// One row per level, Novice first.
 pub const PROFILES: [LevelProfile; 5] = [
     LevelProfile {
-        depth: Some(3),
-        nodes: Some(3_000),
-        margin: 60,
-        temperature: 30,
+        depth: Some(2),
+        nodes: Some(500),
+        margin: 80,
+        temperature: 40,
     },
     LevelProfile {
-        depth: Some(6),
-        nodes: Some(20_000),
-        margin: 30,
-        temperature: 15,
+        depth: Some(4),
+        nodes: Some(4_000),
+        margin: 40,
+        temperature: 20,
     },
     LevelProfile {
-        depth: Some(10),
+        depth: Some(8),
+        nodes: Some(30_000),
+        margin: 15,
+        temperature: 8,
+    },
+    LevelProfile {
+        depth: Some(16),
         nodes: Some(150_000),
-        margin: 12,
-        temperature: 6,
-    },
-    LevelProfile {
-        depth: Some(20),
-        nodes: Some(1_500_000),
         margin: 0,
         temperature: 0,
     },

@@ -137,3 +137,26 @@ fn every_level_and_variant_returns_legal_moves() {
         }
     }
 }
+
+#[test]
+fn hard_converts_kings_endings_inside_the_40_move_rule() {
+    use dama_rules::{Color, Outcome};
+    let mut engine = Engine::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    // The lone king in the double corner (its refuge), and a 3 v 2.
+    for f in [
+        "W:WK18,K22:BK29",
+        "W:WK1,K2:BK28",
+        "W:WK9,K10,K11:BK32",
+        "W:WK5,K6,K7:BK25,K29",
+    ] {
+        let mut g = game(f);
+        while g.outcome().is_none() {
+            let limits = Limits::move_time(Duration::from_millis(50));
+            let r = engine.play_level(&g, Level::Hard, &limits, &Signals::default(), &mut rng);
+            g.play(r.best.unwrap()).unwrap();
+        }
+        assert_eq!(g.outcome(), Some(Outcome::Win(Color::White)), "{f}");
+        assert!(g.moves().len() <= 80, "{f}: {} plies", g.moves().len());
+    }
+}
