@@ -160,3 +160,32 @@ fn hard_converts_kings_endings_inside_the_40_move_rule() {
         assert!(g.moves().len() <= 80, "{f}: {} plies", g.moves().len());
     }
 }
+
+#[test]
+fn multi_pv_scores_the_best_lines_in_order() {
+    let g = Game::new();
+    let mut engine = Engine::new();
+    engine.set_multipv(4);
+    let mut infos = Vec::new();
+    let r = engine.search_with(&g, &Limits::depth(8), &Signals::default(), &mut |i| {
+        infos.push(i.clone());
+    });
+    assert_eq!(r.lines.len(), 4);
+    assert!(r.lines.windows(2).all(|w| w[0].score >= w[1].score));
+    let moves: std::collections::HashSet<_> = r.lines.iter().map(|l| l.mv).collect();
+    assert_eq!(moves.len(), 4);
+    assert_eq!(r.best, Some(r.lines[0].mv));
+    // Each completed depth reports lines 1..=4.
+    let last: Vec<usize> = infos.iter().rev().take(4).map(|i| i.multipv).collect();
+    assert_eq!(last, [4, 3, 2, 1]);
+}
+
+#[test]
+fn two_threads_return_a_legal_move() {
+    let g = game("B:W18,22,23,24,25,26,27,29,31:B3,5,6,7,9,10,11,12");
+    let mut engine = Engine::new();
+    engine.set_threads(2);
+    let r = engine.search(&g, &Limits::depth(12));
+    assert!(g.legal_moves().contains(&r.best.unwrap()));
+    assert_eq!(r.depth, 12);
+}
