@@ -186,7 +186,14 @@ impl<'a, R: Rules> Worker<'a, R> {
         }
         let capture = list[0].is_capture();
         if depth <= 0 && !capture {
-            return self.static_value(pos, quiet);
+            // Never evaluate with a capture pending: a threatened capture gets one more ply
+            // (once per line: the replies are searched at depth -1).
+            let threatened = self.control.knobs.threat
+                && depth == 0
+                && pos.with_turn(!pos.turn()).must_capture::<R>();
+            if !threatened {
+                return self.static_value(pos, quiet);
+            }
         }
         if list.len() == 1 && depth > 0 {
             depth += 1;
@@ -209,22 +216,6 @@ impl<'a, R: Rules> Worker<'a, R> {
                 if cut {
                     return s;
                 }
-            }
-        }
-
-        if self.control.knobs.probcut
-            && !pv_node
-            && depth >= 3
-            && !capture
-            && beta.abs() < WIN - 1_000
-        {
-            let bar = beta + 5 * depth;
-            let v = self.search(pos, bar - 1, bar, depth * 2 / 5, ply, quiet, false);
-            if self.stopped {
-                return 0;
-            }
-            if v >= bar {
-                return beta;
             }
         }
 

@@ -32,14 +32,15 @@ pub struct Signals {
 pub struct Knobs {
     /// Late-move reductions: 0 off, 1 the first scheme, 2 the more aggressive one.
     pub lmr: u8,
-    /// Scan's pruning: a shallow search far above beta cuts the node.
-    pub probcut: bool,
+    /// At the horizon, a quiet position where the opponent threatens a capture is searched
+    /// one ply more instead of evaluated.
+    pub threat: bool,
 }
 
 impl std::str::FromStr for Knobs {
     type Err = String;
 
-    /// `lmr=2,probcut=1` (unnamed switches keep their default).
+    /// `lmr=2,threat=1` (unnamed switches keep their default).
     fn from_str(s: &str) -> Result<Knobs, String> {
         let mut k = Knobs::default();
         for item in s.split(',').filter(|i| !i.is_empty()) {
@@ -49,8 +50,8 @@ impl std::str::FromStr for Knobs {
                 .map_err(|_| format!("knob value \"{value}\": expected a number"))?;
             match name {
                 "lmr" => k.lmr = n,
-                "probcut" => k.probcut = n != 0,
-                _ => return Err(format!("unknown knob \"{name}\": expected lmr or probcut")),
+                "threat" => k.threat = n != 0,
+                _ => return Err(format!("unknown knob \"{name}\": expected lmr or threat")),
             }
         }
         Ok(k)
@@ -61,7 +62,7 @@ impl Default for Knobs {
     fn default() -> Knobs {
         Knobs {
             lmr: 1,
-            probcut: false,
+            threat: false,
         }
     }
 }

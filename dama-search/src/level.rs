@@ -80,6 +80,9 @@ pub const PROFILES: [LevelProfile; 5] = [
 ];
 
 impl Level {
+    /// How long Hard thinks when it is given no limit at all.
+    pub const DEFAULT_MOVE_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+
     /// Every level, weakest first.
     pub const ALL: [Level; 5] = [
         Level::Novice,

@@ -249,7 +249,8 @@ impl Engine {
     }
 
     /// Chooses `level`'s move in `game`: the level's budget (capped further by `limits`, which
-    /// for Hard is the time it is given), then, for the levels with a margin, a seeded choice
+    /// for Hard is the time it is given; with no limit at all, Hard thinks for
+    /// [`Level::DEFAULT_MOVE_TIME`]), then, for the levels with a margin, a seeded choice
     /// among moves almost as good as the best. The chosen move is `best` of the result.
     pub fn play_level(
         &mut self,
@@ -260,11 +261,14 @@ impl Engine {
         rng: &mut ChaCha8Rng,
     ) -> SearchResult {
         let profile = level.profile();
-        let limits = Limits {
+        let mut limits = Limits {
             depth: min_opt(profile.depth, limits.depth),
             nodes: min_opt(profile.nodes, limits.nodes),
             time: limits.time,
         };
+        if limits.is_infinite() {
+            limits.time = TimeControl::MoveTime(Level::DEFAULT_MOVE_TIME);
+        }
         let lines = if profile.margin > 0 { usize::MAX } else { 1 };
         let mut result = self.run(game, &limits, signals, lines, &mut |_| {});
         let i = level::choose(&result.lines, &profile, rng);
