@@ -13,6 +13,16 @@ use dama_search::{Level, Limits};
 
 fn player(full: &str, seed: u64) -> Box<dyn Player> {
     let (spec, knobs) = full.split_once('/').unwrap_or((full, ""));
+    // `threads=N` among the switches sets the search threads.
+    let threads = knobs
+        .split(',')
+        .find_map(|k| k.strip_prefix("threads="))
+        .map_or(1, |n| n.parse().expect("a thread count"));
+    let knobs: String = knobs
+        .split(',')
+        .filter(|k| !k.starts_with("threads="))
+        .collect::<Vec<_>>()
+        .join(",");
     let knobs: dama_search::Knobs = knobs.parse().expect("knobs after '/'");
     let (kind, value) = spec.split_once([':', '@']).unwrap_or((spec, ""));
     let num = || {
@@ -27,7 +37,8 @@ fn player(full: &str, seed: u64) -> Box<dyn Player> {
         "nodes" => Box::new(SearchPlayer::new(full, Limits::nodes(num()), 16).with_knobs(knobs)),
         "time" => Box::new(
             SearchPlayer::new(full, Limits::move_time(Duration::from_millis(num())), 16)
-                .with_knobs(knobs),
+                .with_knobs(knobs)
+                .with_threads(threads),
         ),
         level => {
             let level: Level = level.parse().expect("a level or depth:/nodes:/time:");

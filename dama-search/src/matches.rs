@@ -96,6 +96,13 @@ impl SearchPlayer {
         self.engine.set_knobs(knobs);
         self
     }
+
+    /// The same player searching with `threads` threads.
+    #[must_use]
+    pub fn with_threads(mut self, threads: usize) -> SearchPlayer {
+        self.engine.set_threads(threads);
+        self
+    }
 }
 
 impl Player for SearchPlayer {
