@@ -50,7 +50,8 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: FormatArg,
         /// Read FENs from standard input, one per line, and print each one's moves on one line,
-        /// separated by spaces (an empty line when there are none, `error: ...` for a bad FEN).
+        /// separated by spaces (an empty line when there are none, `error: ...` for a bad FEN
+        /// or a line that is not UTF-8).
         #[arg(long)]
         stdin: bool,
     },

@@ -4,7 +4,7 @@ mod common;
 
 use std::process::Output;
 
-use common::dama;
+use common::{dama, dama_bytes};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 output")
@@ -59,6 +59,43 @@ fn stdin_gives_one_line_per_fen_and_goes_on_after_errors() {
     );
     assert_eq!(lines[2], "");
     assert_eq!(lines[3], "29-25 29-26");
+}
+
+#[test]
+fn stdin_line_that_is_not_utf8_is_reported_and_the_run_goes_on() {
+    let input = b"W:W22:B18\n\xff\xfeW:W1\r\nW:W29:B4\r\n";
+    let o = dama_bytes(&["moves", "--stdin"], input);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stdout(&o),
+        "22x13x18\nerror: line 2: not UTF-8\n29-25 29-26\n"
+    );
+}
+
+#[test]
+fn a_30_mb_line_is_quoted_as_a_short_excerpt() {
+    let mut input = b"W:W21:B".to_vec();
+    input.resize(30_000_000, b'1');
+    input.push(b'\n');
+    let o = dama_bytes(&["moves", "--stdin"], &input);
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert!(out.len() < 200, "{} bytes: {out:.300}", out.len());
+    assert!(out.starts_with("error: bad FEN \"W:W21:B111"), "{out}");
+    assert!(out.contains("1…\""), "{out}");
+}
+
+#[test]
+fn control_characters_of_the_input_are_escaped() {
+    let o = dama_bytes(&["moves", "--stdin"], b"W:W21:B\x1b[2J\x07\n");
+    let out = stdout(&o);
+    assert_eq!(
+        out,
+        "error: bad FEN \"W:W21:B\\u{1b}[2J\\u{7}\": item \"\\u{1b}[2J\\u{7}\" is not a \
+         square, a range or K with a square\n"
+    );
+    let o = dama(&["moves", "--fen", "W:W21:B\u{9b}31m"], None);
+    assert!(stderr(&o).contains("\\u{9b}31m"), "{}", stderr(&o));
 }
 
 #[test]

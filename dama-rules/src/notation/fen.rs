@@ -6,7 +6,7 @@
 //! (ignored). It rejects a square outside 1..=32, a square listed twice and unknown letters,
 //! naming the offending item.
 
-use crate::{Color, Error, Piece, Position, Role, Setup, Square};
+use crate::{quote, Color, Error, Piece, Position, Role, Setup, Square};
 
 /// Reads a FEN.
 ///
@@ -52,7 +52,7 @@ pub fn parse_setup(fen: &str) -> Result<Setup, Error> {
     setup.turn = match sections.next().map(str::trim) {
         Some("W" | "w") => Color::White,
         Some("B" | "b") => Color::Black,
-        Some(other) => return Err(bad(format!("side to move \"{other}\" is not W or B"))),
+        Some(other) => return Err(bad(format!("side to move {} is not W or B", quote(other)))),
         None => return Err(bad("it is empty".into())),
     };
     let mut seen_side = [false, false];
@@ -69,7 +69,8 @@ pub fn parse_setup(fen: &str) -> Result<Setup, Error> {
             }
             _ => {
                 return Err(bad(format!(
-                    "section \"{section}\" does not start with W or B"
+                    "section {} does not start with W or B",
+                    quote(section)
                 )))
             }
         };
@@ -92,14 +93,18 @@ fn parse_item(item: &str, color: Color, setup: &mut Setup) -> Result<(), String>
         None => (Role::Man, item),
     };
     let number = |s: &str| -> Result<Square, String> {
-        let n: u32 = s
-            .trim()
-            .parse()
-            .map_err(|_| format!("item \"{item}\" is not a square, a range or K with a square"))?;
-        u8::try_from(n)
-            .ok()
-            .and_then(Square::new)
-            .ok_or_else(|| format!("square {n} in \"{item}\" is out of range: expected 1..=32"))
+        let n: u32 = s.trim().parse().map_err(|_| {
+            format!(
+                "item {} is not a square, a range or K with a square",
+                quote(item)
+            )
+        })?;
+        u8::try_from(n).ok().and_then(Square::new).ok_or_else(|| {
+            format!(
+                "square {n} in {} is out of range: expected 1..=32",
+                quote(item)
+            )
+        })
     };
     let (lo, hi) = match squares.split_once('-') {
         Some((a, b)) => (number(a)?, number(b)?),
@@ -109,7 +114,7 @@ fn parse_item(item: &str, color: Color, setup: &mut Setup) -> Result<(), String>
         }
     };
     if lo > hi {
-        return Err(format!("range \"{item}\" runs backwards"));
+        return Err(format!("range {} runs backwards", quote(item)));
     }
     for n in lo.number()..=hi.number() {
         let sq = Square::new(n).expect("within lo..=hi, both valid squares");
