@@ -63,7 +63,8 @@ pub enum Command {
         /// The position (PDN-style FEN); the start position when absent.
         #[arg(long)]
         fen: Option<String>,
-        /// The deepest depth counted.
+        /// The deepest depth counted (from depth 1; `0` prints perft(0) = 1). Counting stops
+        /// after a depth with no leaves.
         #[arg(long, short)]
         depth: u32,
         /// First print each legal move's count at the full depth.

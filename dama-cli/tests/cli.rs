@@ -142,6 +142,37 @@ fn perft_prints_one_line_per_depth() {
 }
 
 #[test]
+fn perft_depth_zero_prints_one() {
+    let o = dama(&["perft", "--depth", "0"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.starts_with("depth 0 nodes 1 time "), "{out}");
+    let o = dama(&["perft", "--depth", "0", "--divide"], None);
+    assert_eq!(stdout(&o).lines().count(), 1, "{}", stdout(&o));
+}
+
+#[test]
+fn perft_stops_after_the_first_depth_with_no_leaves() {
+    // No white piece: nothing to count from depth 1 on, whatever the depth asked.
+    let o = dama(&["perft", "--fen", "W:W:B1", "--depth", "4294967295"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.starts_with("depth 1 nodes 0 "), "{out}");
+    // 18 takes the last black man: one leaf at depth 1, none at depth 2.
+    let o = dama(
+        &["perft", "--fen", "W:W18:B14", "--depth", "4294967295"],
+        None,
+    );
+    let depths: Vec<String> = stdout(&o)
+        .lines()
+        .map(|l| l.split(' ').take(4).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(depths, ["depth 1 nodes 1", "depth 2 nodes 0"]);
+}
+
+#[test]
 fn perft_divide_lists_moves_first() {
     let o = dama(&["perft", "--depth", "3", "--divide"], None);
     let out = stdout(&o);

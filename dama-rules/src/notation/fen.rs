@@ -5,6 +5,19 @@
 //! `.`, lower-case letters, and the move-counter sections `H` and `F` some programs append
 //! (ignored). It rejects a square outside 1..=32, a square listed twice and unknown letters,
 //! naming the offending item.
+//!
+//! # Incomplete forms
+//!
+//! Accepted, because files write them and they can mean only one thing:
+//! - an empty section, `:B` or `:W`: that side has no pieces (`B:W18:B`, the form PDN files
+//!   use for a finished game);
+//! - empty items, as a trailing or doubled comma leaves them (`W:W21,,22,:B1`);
+//! - no `H` or `F` counter sections (they are ignored anyway).
+//!
+//! Rejected: a FEN without a `W` or a `B` section (`W:W22`, or the side to move alone). A side
+//! with no pieces has its own form, the empty section, so a missing section is what a FEN cut
+//! short looks like (a truncated line, a tag value broken at a colon); reading it as "no
+//! pieces" would turn it silently into a finished game.
 
 use crate::{quote, Color, Error, Piece, Position, Role, Setup, Square};
 
@@ -80,6 +93,13 @@ pub fn parse_setup(fen: &str) -> Result<Setup, Error> {
         for item in chars.as_str().split(',') {
             parse_item(item.trim(), color, &mut setup).map_err(bad)?;
         }
+    }
+    if let Some(color) = Color::ALL.into_iter().find(|c| !seen_side[c.index()]) {
+        let letter = color.letter();
+        return Err(bad(format!(
+            "there is no {letter} section: expected the {color} pieces, or an empty \":{letter}\" \
+             when {color} has none"
+        )));
     }
     Ok(setup)
 }
@@ -181,6 +201,27 @@ mod tests {
         assert_eq!(parse("W:B:W").unwrap(), Position::empty(Color::White));
         assert_eq!(parse("W:WK1-4:B5").unwrap().kings(Color::White).count(), 4);
         assert!(parse("W:W21:B1:H0:F1").is_ok());
+        assert_eq!(parse("B:W18:B").unwrap().pieces(Color::Black).count(), 0);
+        assert_eq!(parse("W:W21,,22,:B1").unwrap().fen(), "W:W21,22:B1");
+    }
+
+    #[test]
+    fn a_missing_section_is_refused_and_named() {
+        for (fen, needle) in [
+            (
+                "W:W22",
+                "no B section: expected the black pieces, or an empty \":B\"",
+            ),
+            (
+                "B:B1",
+                "no W section: expected the white pieces, or an empty \":W\"",
+            ),
+            ("W", "no W section"),
+            ("W:W22:H0:F1", "no B section"),
+        ] {
+            let err = parse(fen).unwrap_err().to_string();
+            assert!(err.contains(needle), "{fen}: {err}");
+        }
     }
 
     #[test]
