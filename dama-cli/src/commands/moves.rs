@@ -2,8 +2,8 @@
 
 use std::io::{self, BufRead, BufWriter, Write};
 
-use dama_rules::notation::{fen, pdn_move};
-use dama_rules::{with_rules, Move, Position, Variant};
+use dama_rules::notation::{fen, pdn_move_for};
+use dama_rules::{Move, Position, Variant};
 
 use crate::cli::FormatArg;
 use crate::error::CliError;
@@ -15,7 +15,7 @@ fn texts(variant: Variant, pos: &Position, format: FormatArg) -> Vec<String> {
     list.iter()
         .map(|&m: &Move| match format {
             FormatArg::Hub => m.to_string(),
-            FormatArg::Pdn => with_rules!(variant, R => pdn_move::<R>(pos, m)),
+            FormatArg::Pdn => pdn_move_for(variant, pos, m),
         })
         .collect()
 }

@@ -181,8 +181,31 @@ pub fn parse_move_for(variant: Variant, pos: &Position, text: &str) -> Result<Mo
     crate::with_rules!(variant, R => parse_move::<R>(pos, text, MoveFormat::Any))
 }
 
-/// The PDN text of legal move `m` under rules `R`: `22-18`, `27x20`, or the full landing path
-/// `13x22x31` when the short form would be ambiguous.
+/// The PDN text of legal move `m` under the rules of `variant`; see [`pdn_move`], and
+/// [`Game::pdn_move`](crate::Game::pdn_move), which also checks that `m` is legal.
+///
+/// ```
+/// use dama_rules::{notation, Position, Variant};
+/// let pos = Position::start();
+/// let m = pos.legal_moves()[0];
+/// assert_eq!(notation::pdn_move_for(Variant::Italian, &pos, m), m.to_string());
+/// ```
+pub fn pdn_move_for(variant: Variant, pos: &Position, m: Move) -> String {
+    crate::with_rules!(variant, R => pdn_move::<R>(pos, m))
+}
+
+/// The PDN text of legal move `m` under rules `R` in `pos`, the position before the move:
+/// `22-18`, `27x20`, or the full landing path `13x22x31` when the short form would be
+/// ambiguous. The move is not checked; [`Game::pdn_move`](crate::Game::pdn_move) needs
+/// neither the position nor the rules type, and checks it.
+///
+/// ```
+/// use dama_rules::{notation::{self, fen}, variant::Italian};
+/// let pos = fen::parse("W:W27:B23,24")?;
+/// let m = pos.legal_moves()[0];
+/// assert_eq!(notation::pdn_move::<Italian>(&pos, m), "27x20");
+/// # Ok::<_, dama_rules::Error>(())
+/// ```
 pub fn pdn_move<R: Rules>(pos: &Position, m: Move) -> String {
     if !m.is_capture() {
         return format!("{}-{}", m.from(), m.to());
