@@ -21,6 +21,10 @@
 //!
 //! Variants are types implementing [`Rules`]; a [`Variant`] value picks one at the top
 //! (see [`with_rules!`]).
+//!
+//! Programs usually depend on the `dama` crate, which re-exports this one as `dama::rules`:
+//! there, write `dama::rules::Game` where the examples of this crate write
+//! `dama_rules::Game`.
 
 #![warn(missing_docs)]
 
