@@ -272,13 +272,17 @@ impl Position {
     }
 
     /// [`Position::explain_move`] for a text that can be read several ways (Hub and PDN read
-    /// the squares after the first two differently): the readings share their start square,
-    /// and the explanation uses whichever reading names a move or a capture sequence.
+    /// the squares after the first two differently): the readings, at least one, share their
+    /// start square, and the explanation uses whichever reading names a move or a capture
+    /// sequence.
     pub(crate) fn explain_readings<R: Rules>(
         &self,
         readings: &[Candidate],
     ) -> Result<Move, Illegal> {
-        let from = readings.first().map(|c| c.from).unwrap_or(Square::ALL[0]);
+        let from = readings
+            .first()
+            .expect("a text has at least one reading")
+            .from;
         self.owner_check(from)?;
         let legal = self.moves::<R>();
         let named = |m: Move| readings.iter().any(|c| c.matches(m));
