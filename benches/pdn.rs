@@ -32,7 +32,7 @@ fn random_game(rng: &mut ChaCha8Rng, number: usize) -> PdnGame {
         ("White".into(), "Bianco".into()),
         ("Black".into(), "Nero".into()),
     ];
-    if number % 4 == 0 {
+    if number.is_multiple_of(4) {
         game.comments.push(Comment {
             ply: rng.random_range(0..=game.moves.len()),
             text: "a comment of a few words, as annotators write them".into(),

@@ -292,3 +292,91 @@ fn explanations_name_the_reason() {
         Illegal::Blocked { square: sq(29) }
     );
 }
+
+/// One case per priority tier: a position, a capture that loses, in Hub and in PDN text, the
+/// capture that beats it and the tier.
+const LOSING_CAPTURES: [(&str, &str, &str, &str, u32); 5] = [
+    // The man on 22 takes one piece; the king on 30 takes two.
+    (
+        "W:W22,K30:B18,K26,17",
+        "22x13x18",
+        "22x13",
+        "30x14x18x26",
+        1,
+    ),
+    // One piece each: the man on 23 takes 19, the king on 30 takes 26.
+    ("W:W23,K30:B19,26", "23x14x19", "23x14", "30x21x26", 2),
+    // One piece each, both by kings: 18 takes the man on 13, 14 takes the king on 19.
+    ("W:WK14,K18:B13,K19", "18x9x13", "18x9", "14x23x19", 3),
+    // Two pieces and one king each: 1 meets the king at its second jump, 11 at its first.
+    ("W:WK1,K11:B5,K6", "1x3x5x6", "1x3", "11x9x5x6", 4),
+    // The rules' example: 30x7 meets its second king later than 30x5 does.
+    (
+        "W:WK30:B10,K12,K18,20,K26,K27",
+        "30x7x12x20x27",
+        "30x7",
+        "30x5x10x18x26",
+        4,
+    ),
+];
+
+#[test]
+fn a_losing_capture_gets_the_same_reason_in_hub_and_pdn_text_for_every_tier() {
+    use dama::rules::notation::{parse_move, MoveFormat};
+    for (fen, hub, pdn, better, tier) in LOSING_CAPTURES {
+        let p = pos(fen);
+        let expected = format!("this capture loses to {better} by tier {tier}: ");
+        for (text, format) in [
+            (hub, MoveFormat::Hub),
+            (hub, MoveFormat::Any),
+            (pdn, MoveFormat::Pdn),
+            (pdn, MoveFormat::Any),
+            (pdn, MoveFormat::Hub),
+        ] {
+            let err = parse_move::<Italian>(&p, text, format).unwrap_err();
+            let Error::IllegalMove { why, .. } = &err else {
+                panic!("{fen} {text} {format:?}: {err}");
+            };
+            assert!(
+                why.to_string().starts_with(&expected),
+                "{fen} {text} {format:?}: {why}"
+            );
+            let mut game = Game::from_position(Variant::Italian, p);
+            let err = game.play_text(text).unwrap_err().to_string();
+            assert!(err.contains(&expected), "{fen} {text}: {err}");
+        }
+    }
+}
+
+#[test]
+fn a_piece_whose_captures_lose_is_told_which_capture_beats_it() {
+    for (fen, hub, _, better, tier) in &LOSING_CAPTURES[..4] {
+        let p = pos(fen);
+        let from: Square = hub
+            .split('x')
+            .next()
+            .expect("a start")
+            .parse()
+            .expect("a square");
+        let why = p.explain_square::<Italian>(from).unwrap_err();
+        assert!(matches!(why, Illegal::Outranked { .. }), "{fen}: {why:?}");
+        assert!(
+            why.to_string().starts_with(&format!(
+                "the piece on {from} can capture, but {hub} loses to {better} by tier {tier}: "
+            )),
+            "{fen}: {why}"
+        );
+        // A quiet move of that piece gets the same reason.
+        let mut game = Game::from_position(Variant::Italian, p);
+        let quiet = game
+            .play_text(&format!(
+                "{from}-{}",
+                p.empty_squares().iter().next().expect("a square")
+            ))
+            .unwrap_err();
+        assert!(
+            quiet.to_string().contains(&why.to_string()),
+            "{fen}: {quiet}"
+        );
+    }
+}

@@ -50,7 +50,8 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: FormatArg,
         /// Read FENs from standard input, one per line, and print each one's moves on one line,
-        /// separated by spaces (an empty line when there are none, `error: ...` for a bad FEN).
+        /// separated by spaces (an empty line when there are none, `error: ...` for a bad FEN
+        /// or a line that is not UTF-8).
         #[arg(long)]
         stdin: bool,
     },
@@ -62,7 +63,8 @@ pub enum Command {
         /// The position (PDN-style FEN); the start position when absent.
         #[arg(long)]
         fen: Option<String>,
-        /// The deepest depth counted.
+        /// The deepest depth counted (from depth 1; `0` prints perft(0) = 1). Counting stops
+        /// after a depth with no leaves.
         #[arg(long, short)]
         depth: u32,
         /// First print each legal move's count at the full depth.

@@ -4,7 +4,7 @@ mod common;
 
 use std::process::Output;
 
-use common::dama;
+use common::{dama, dama_bytes};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 output")
@@ -62,6 +62,43 @@ fn stdin_gives_one_line_per_fen_and_goes_on_after_errors() {
 }
 
 #[test]
+fn stdin_line_that_is_not_utf8_is_reported_and_the_run_goes_on() {
+    let input = b"W:W22:B18\n\xff\xfeW:W1\r\nW:W29:B4\r\n";
+    let o = dama_bytes(&["moves", "--stdin"], input);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stdout(&o),
+        "22x13x18\nerror: line 2: not UTF-8\n29-25 29-26\n"
+    );
+}
+
+#[test]
+fn a_30_mb_line_is_quoted_as_a_short_excerpt() {
+    let mut input = b"W:W21:B".to_vec();
+    input.resize(30_000_000, b'1');
+    input.push(b'\n');
+    let o = dama_bytes(&["moves", "--stdin"], &input);
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert!(out.len() < 200, "{} bytes: {out:.300}", out.len());
+    assert!(out.starts_with("error: bad FEN \"W:W21:B111"), "{out}");
+    assert!(out.contains("1…\""), "{out}");
+}
+
+#[test]
+fn control_characters_of_the_input_are_escaped() {
+    let o = dama_bytes(&["moves", "--stdin"], b"W:W21:B\x1b[2J\x07\n");
+    let out = stdout(&o);
+    assert_eq!(
+        out,
+        "error: bad FEN \"W:W21:B\\u{1b}[2J\\u{7}\": item \"\\u{1b}[2J\\u{7}\" is not a \
+         square, a range or K with a square\n"
+    );
+    let o = dama(&["moves", "--fen", "W:W21:B\u{9b}31m"], None);
+    assert!(stderr(&o).contains("\\u{9b}31m"), "{}", stderr(&o));
+}
+
+#[test]
 fn stdin_all_good_exits_zero() {
     let o = dama(&["moves", "--stdin"], Some("W:W21-32:B1-12\n"));
     assert_eq!(o.status.code(), Some(0));
@@ -102,6 +139,37 @@ fn perft_prints_one_line_per_depth() {
         })
         .collect();
     assert_eq!(counts, [(1, 7), (2, 49), (3, 302), (4, 1469)]);
+}
+
+#[test]
+fn perft_depth_zero_prints_one() {
+    let o = dama(&["perft", "--depth", "0"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.starts_with("depth 0 nodes 1 time "), "{out}");
+    let o = dama(&["perft", "--depth", "0", "--divide"], None);
+    assert_eq!(stdout(&o).lines().count(), 1, "{}", stdout(&o));
+}
+
+#[test]
+fn perft_stops_after_the_first_depth_with_no_leaves() {
+    // No white piece: nothing to count from depth 1 on, whatever the depth asked.
+    let o = dama(&["perft", "--fen", "W:W:B1", "--depth", "4294967295"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.starts_with("depth 1 nodes 0 "), "{out}");
+    // 18 takes the last black man: one leaf at depth 1, none at depth 2.
+    let o = dama(
+        &["perft", "--fen", "W:W18:B14", "--depth", "4294967295"],
+        None,
+    );
+    let depths: Vec<String> = stdout(&o)
+        .lines()
+        .map(|l| l.split(' ').take(4).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(depths, ["depth 1 nodes 1", "depth 2 nodes 0"]);
 }
 
 #[test]

@@ -4,7 +4,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::dama;
+use common::{dama, dama_bytes};
 
 fn data(name: &str) -> PathBuf {
     [
@@ -160,4 +160,35 @@ fn convert_keeps_good_games_of_a_file_with_bad_ones() {
     assert_eq!(code, 1);
     assert_eq!(out.matches("[Event ").count(), 3, "{out}");
     assert_eq!(err.lines().count(), 4, "{err}");
+}
+
+#[test]
+fn check_quotes_a_30_mb_move_as_a_short_excerpt() {
+    let mut input = b"[Event \"big\"]\n1. ".to_vec();
+    input.resize(30_000_000, b'x');
+    input.extend_from_slice(b" *\n");
+    let out = dama_bytes(&["pdn", "check", "-"], &input);
+    assert_eq!(out.status.code(), Some(1));
+    let report = text(&out.stdout);
+    let first = report.lines().next().expect("a report line");
+    assert!(first.len() < 250, "{} bytes: {first:.300}", first.len());
+    assert!(
+        first.starts_with("game 1, line 2: move 1 (white) \"xxx"),
+        "{first}"
+    );
+}
+
+#[test]
+fn check_of_a_binary_file_writes_no_control_bytes() {
+    let mut input = b"[Event \"\x1b]0;title\x07\"]\n1. 22-18 \x1b[2J\x9b".to_vec();
+    input.extend((0u8..=255).cycle().take(5000));
+    input.extend_from_slice(b"\n[Event \x1b[31m\n");
+    let out = dama_bytes(&["pdn", "check", "-"], &input);
+    assert_eq!(out.status.code(), Some(1));
+    let report = text(&out.stdout);
+    assert!(
+        report.chars().all(|c| c == '\n' || !c.is_control()),
+        "{report:?}"
+    );
+    assert!(report.contains("\\u{1b}"), "{report}");
 }

@@ -1,6 +1,10 @@
 //! The errors of this crate.
+//!
+//! Input is quoted through [`quote`]: at most [`EXCERPT_CHARS`](crate::EXCERPT_CHARS)
+//! characters, control characters escaped.
 
 use crate::explain::Illegal;
+use crate::quote;
 
 /// Everything that can go wrong reading or applying user input.
 ///
@@ -15,13 +19,13 @@ pub enum Error {
         got: u32,
     },
     /// A square that is not a number.
-    #[error("\"{text}\" is not a square: expected a number 1..=32")]
+    #[error("{} is not a square: expected a number 1..=32", quote(.text))]
     MalformedSquare {
         /// The text given.
         text: String,
     },
     /// A FEN string that cannot be read.
-    #[error("bad FEN \"{fen}\": {why}")]
+    #[error("bad FEN {}: {why}", quote(.fen))]
     MalformedFen {
         /// The whole FEN as given.
         fen: String,
@@ -29,7 +33,7 @@ pub enum Error {
         why: String,
     },
     /// A Hub position string that cannot be read.
-    #[error("bad Hub position \"{text}\": {why}")]
+    #[error("bad Hub position {}: {why}", quote(.text))]
     MalformedHubPosition {
         /// The text as given.
         text: String,
@@ -43,13 +47,13 @@ pub enum Error {
         why: String,
     },
     /// Text that is not a move at all.
-    #[error("\"{text}\" is not a move: expected squares 1..=32 joined by '-' (quiet move) or 'x' (capture), like 22-18 or 27x20")]
+    #[error("{} is not a move: expected squares 1..=32 joined by '-' (quiet move) or 'x' (capture), like 22-18 or 27x20", quote(.text))]
     MalformedMove {
         /// The text given.
         text: String,
     },
     /// A well-formed move that is not legal here.
-    #[error("move \"{text}\" is not legal here: {why}")]
+    #[error("move {} is not legal here: {why}", quote(.text))]
     IllegalMove {
         /// The text or move given.
         text: String,
@@ -57,7 +61,7 @@ pub enum Error {
         why: Illegal,
     },
     /// A move text that fits several legal moves.
-    #[error("move \"{text}\" is ambiguous: {count} legal moves match ({candidates}); give the captured squares or the landing squares")]
+    #[error("move {} is ambiguous: {count} legal moves match ({candidates}); give the captured squares or the landing squares", quote(.text))]
     AmbiguousMove {
         /// The text given.
         text: String,
@@ -67,7 +71,7 @@ pub enum Error {
         candidates: String,
     },
     /// An unknown variant name.
-    #[error("unknown variant \"{name}\": expected one of italian, spanish, czech, english, russian, brazilian")]
+    #[error("unknown variant {}: expected one of italian, spanish, czech, english, russian, brazilian", quote(.name))]
     UnknownVariant {
         /// The name given.
         name: String,
@@ -92,7 +96,8 @@ pub enum Error {
     },
     /// A move of a PDN game that is malformed, illegal or ambiguous.
     #[error(
-        "game {game}, line {line}: move {number} ({side}) \"{text}\": {}",
+        "game {game}, line {line}: move {number} ({side}) {}: {}",
+        quote(.text),
         crate::notation::pdn::move_reason(reason)
     )]
     PdnMove {
@@ -111,7 +116,7 @@ pub enum Error {
         reason: Box<Error>,
     },
     /// A PDN `GameType` naming no variant dama plays.
-    #[error("game {game}, line {line}: GameType \"{value}\" is not a variant dama plays: expected the type number 22 (Italian), 24 (Spanish), 29 (Czech), 21 (English), 25 (Russian) or 26 (Brazilian), alone or followed by the rest of the GameType")]
+    #[error("game {game}, line {line}: GameType {} is not a variant dama plays: expected the type number 22 (Italian), 24 (Spanish), 29 (Czech), 21 (English), 25 (Russian) or 26 (Brazilian), alone or followed by the rest of the GameType", quote(.value))]
     PdnGameType {
         /// The game's number in the file, from 1.
         game: usize,

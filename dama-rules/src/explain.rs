@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::capture::{all_sequences, RankParts};
+use crate::capture::{all_sequences, RankParts, Sequence};
 use crate::variant::Priority;
 use crate::{Bitboard, Color, Move, MoveList, Position, Rules, Square};
 
@@ -34,6 +34,17 @@ pub enum Illegal {
     /// The capture is a complete sequence but another one has priority.
     LosesByPriority {
         /// The rule that decides, in words (for Italian, with its tier number).
+        rule: &'static str,
+        /// A legal capture that beats it.
+        better: Move,
+    },
+    /// The piece can capture, but every capture it has loses by priority to another piece's.
+    Outranked {
+        /// The piece's square.
+        square: Square,
+        /// Its best capture.
+        capture: Move,
+        /// The rule by which that capture loses, in words (for Italian, with its tier number).
         rule: &'static str,
         /// A legal capture that beats it.
         better: Move,
@@ -73,6 +84,15 @@ impl fmt::Display for Illegal {
             Illegal::LosesByPriority { rule, better } => {
                 write!(f, "this capture loses to {better} by {rule}")
             }
+            Illegal::Outranked {
+                square,
+                capture,
+                rule,
+                better,
+            } => write!(
+                f,
+                "the piece on {square} can capture, but {capture} loses to {better} by {rule}"
+            ),
             Illegal::Incomplete { complete } => write!(
                 f,
                 "the capture is not complete: the piece must go on capturing, as in {complete}"
@@ -116,6 +136,36 @@ fn deciding_rule(priority: Priority, worse: RankParts, better: RankParts) -> &'s
     }
 }
 
+/// The squares of the pieces that have a legal move in `legal`.
+fn capturers(legal: &MoveList) -> Bitboard {
+    Bitboard::from_squares(legal.iter().map(|m| m.from()))
+}
+
+/// The sequence of the best legal capture (all legal captures share its rank).
+fn best_legal<'a>(all: &'a [Sequence], legal: &MoveList) -> Option<&'a Sequence> {
+    let first = legal.first()?;
+    all.iter().filter(|s| s.mv == *first).max_by_key(|s| s.rank)
+}
+
+/// [`Illegal::Outranked`] for the piece on `sq` when it has complete capture sequences but
+/// no legal move: its best sequence, and the legal capture that beats it.
+fn outranked<R: Rules>(sq: Square, all: &[Sequence], legal: &MoveList) -> Option<Illegal> {
+    if legal.iter().any(|m| m.from() == sq) {
+        return None;
+    }
+    let own = all
+        .iter()
+        .filter(|s| s.mv.from() == sq)
+        .max_by_key(|s| s.rank)?;
+    let best = best_legal(all, legal)?;
+    Some(Illegal::Outranked {
+        square: sq,
+        capture: own.mv,
+        rule: deciding_rule(R::PRIORITY, own.parts, best.parts),
+        better: best.mv,
+    })
+}
+
 /// A candidate move to explain: start, end, and the captured squares when known.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
@@ -149,6 +199,10 @@ impl Position {
 
     /// The legal moves of the piece on `sq` under rules `R`, or why it has none.
     ///
+    /// When a capture is compulsory and this piece could capture, but only with captures that
+    /// lose by priority, the reason names its best capture, the capture that beats it and the
+    /// rule ([`Illegal::Outranked`]).
+    ///
     /// ```
     /// use dama_rules::{notation::fen, variant::Italian, Illegal};
     /// // White must take 14 with the man on 18; the man on 21 may not move.
@@ -156,6 +210,14 @@ impl Position {
     /// let why = pos.explain_square::<Italian>("21".parse()?).unwrap_err();
     /// assert!(matches!(why, Illegal::MustCapture { .. }));
     /// assert_eq!(why.to_string(), "a capture is compulsory and only the piece on 18 can capture");
+    /// // The man on 22 could take 18, but the king on 30 takes two pieces.
+    /// let pos = fen::parse("W:W22,K30:B18,K26,17")?;
+    /// let why = pos.explain_square::<Italian>("22".parse()?).unwrap_err();
+    /// assert_eq!(
+    ///     why.to_string(),
+    ///     "the piece on 22 can capture, but 22x13x18 loses to 30x14x18x26 by tier 1: \
+    ///      the capture of more pieces must be played"
+    /// );
     /// # Ok::<_, dama_rules::Error>(())
     /// ```
     ///
@@ -164,13 +226,18 @@ impl Position {
     /// cannot move.
     pub fn explain_square<R: Rules>(&self, sq: Square) -> Result<MoveList, Illegal> {
         self.owner_check(sq)?;
-        let mut moves = self.moves::<R>();
-        let capturers = Bitboard::from_squares(moves.iter().map(|m| m.from()));
+        let legal = self.moves::<R>();
+        let mut moves = legal.clone();
         moves.retain(|m| m.from() == sq);
         if !moves.is_empty() {
             Ok(moves)
         } else if self.must_capture::<R>() {
-            Err(Illegal::MustCapture { capturers })
+            let all = all_sequences::<R>(self);
+            Err(
+                outranked::<R>(sq, &all, &legal).unwrap_or(Illegal::MustCapture {
+                    capturers: capturers(&legal),
+                }),
+            )
         } else {
             Err(Illegal::Blocked { square: sq })
         }
@@ -178,6 +245,10 @@ impl Position {
 
     /// Why `candidate` is not a legal move under rules `R`; `Ok` with the move when it is
     /// (and is the only legal move it can mean).
+    ///
+    /// A capture is explained from every complete capture sequence of every piece, before
+    /// the priority rules choose: a capture that exists but loses says which capture beats
+    /// it and by which rule.
     ///
     /// ```
     /// use dama_rules::{explain::Candidate, notation::fen, variant::Italian, Illegal};
@@ -197,53 +268,84 @@ impl Position {
     /// # Errors
     /// The [`Illegal`] reason.
     pub fn explain_move<R: Rules>(&self, candidate: Candidate) -> Result<Move, Illegal> {
-        self.owner_check(candidate.from)?;
+        self.explain_readings::<R>(&[candidate])
+    }
+
+    /// [`Position::explain_move`] for a text that can be read several ways (Hub and PDN read
+    /// the squares after the first two differently): the readings, at least one, share their
+    /// start square, and the explanation uses whichever reading names a move or a capture
+    /// sequence.
+    pub(crate) fn explain_readings<R: Rules>(
+        &self,
+        readings: &[Candidate],
+    ) -> Result<Move, Illegal> {
+        let from = readings
+            .first()
+            .expect("a text has at least one reading")
+            .from;
+        self.owner_check(from)?;
         let legal = self.moves::<R>();
-        if let Some(&m) = legal.iter().find(|&&m| candidate.matches(m)) {
+        let named = |m: Move| readings.iter().any(|c| c.matches(m));
+        if let Some(&m) = legal.iter().find(|&&m| named(m)) {
             return Ok(m);
         }
-        let capturers = Bitboard::from_squares(legal.iter().map(|m| m.from()));
         if self.must_capture::<R>() {
-            let all = all_sequences::<R>(self);
-            let best = legal.first().and_then(|b| all.iter().find(|s| s.mv == *b));
-            let candidate_best = all
-                .iter()
-                .filter(|s| candidate.matches(s.mv))
-                .max_by_key(|s| s.rank);
-            if let (Some(worse), Some(best)) = (candidate_best, best) {
-                return Err(Illegal::LosesByPriority {
-                    rule: deciding_rule(R::PRIORITY, worse.parts, best.parts),
-                    better: best.mv,
-                });
-            }
-            let to_bit = candidate.to.bit() as u8;
-            let passes = |s: &&crate::capture::Sequence| {
-                s.mv.from() == candidate.from
-                    && s.path[..s.path.len() - 1].contains(&to_bit)
-                    && legal.contains(&s.mv)
-            };
-            if let Some(s) = all.iter().find(passes) {
-                return Err(Illegal::Incomplete { complete: s.mv });
-            }
-            if !capturers.contains(candidate.from) || candidate.captured == Some(Bitboard::EMPTY) {
-                return Err(Illegal::MustCapture { capturers });
+            if let Some(why) = self.capture_reason::<R>(readings, &legal) {
+                return Err(why);
             }
         }
-        let moves: Vec<Move> = legal
-            .iter()
-            .copied()
-            .filter(|m| m.from() == candidate.from)
-            .collect();
+        let moves: Vec<Move> = legal.iter().copied().filter(|m| m.from() == from).collect();
         if moves.is_empty() {
-            Err(Illegal::Blocked {
-                square: candidate.from,
-            })
+            Err(Illegal::Blocked { square: from })
         } else {
             Err(Illegal::NoSuchMove {
-                square: candidate.from,
+                square: from,
                 moves,
             })
         }
+    }
+
+    /// Why none of `readings` is legal when a capture is compulsory, judged from every
+    /// complete capture sequence; `None` when the piece has legal captures and the text is
+    /// just none of them.
+    fn capture_reason<R: Rules>(
+        &self,
+        readings: &[Candidate],
+        legal: &MoveList,
+    ) -> Option<Illegal> {
+        let from = readings.first()?.from;
+        let all = all_sequences::<R>(self);
+        let best = best_legal(&all, legal)?;
+        let named = all
+            .iter()
+            .filter(|s| readings.iter().any(|c| c.matches(s.mv)))
+            .max_by_key(|s| s.rank);
+        if let Some(worse) = named {
+            return Some(Illegal::LosesByPriority {
+                rule: deciding_rule(R::PRIORITY, worse.parts, best.parts),
+                better: best.mv,
+            });
+        }
+        let passes = |c: &Candidate, s: &Sequence| {
+            let to_bit = c.to.bit() as u8;
+            s.mv.from() == from
+                && s.path[..s.path.len() - 1].contains(&to_bit)
+                && legal.contains(&s.mv)
+        };
+        let half_way = readings
+            .iter()
+            .find_map(|c| all.iter().find(|s| passes(c, s)));
+        if let Some(s) = half_way {
+            return Some(Illegal::Incomplete { complete: s.mv });
+        }
+        let capturers = capturers(legal);
+        if !capturers.contains(from) {
+            return Some(
+                outranked::<R>(from, &all, legal).unwrap_or(Illegal::MustCapture { capturers }),
+            );
+        }
+        let quiet = readings.iter().any(|c| c.captured == Some(Bitboard::EMPTY));
+        quiet.then_some(Illegal::MustCapture { capturers })
     }
 
     /// Why the move `m` (from another position, or made up) is not legal here under rules `R`.

@@ -144,6 +144,9 @@ impl Outcome {
 /// game.play(m)?;
 /// assert_eq!(game.moves(), &[m]);
 /// assert_eq!(game.outcome(), None);
+/// // Analysis tools take moves back.
+/// assert_eq!(game.undo(), Some(m));
+/// assert_eq!(game.position(), game.start());
 /// # Ok::<_, dama_rules::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -159,6 +162,17 @@ pub struct Game {
     /// Moves of the stronger side since the kings-against-king count started.
     kings_count: Option<u32>,
     legal: MoveList,
+    /// What each move changed that cannot be worked out backwards, for [`Game::undo`].
+    undo: Vec<Before>,
+}
+
+/// The state before a move that [`Game::undo`] restores (the move and its key are kept in
+/// [`Game::moves`] and [`Game::keys`]).
+#[derive(Copy, Clone, Debug)]
+struct Before {
+    position: Position,
+    quiet_plies: u32,
+    kings_count: Option<u32>,
 }
 
 impl Default for Game {
@@ -186,6 +200,7 @@ impl Game {
                 .filter(|&strong| Self::count_starts(variant, &start, strong))
                 .map(|_| 0),
             legal: start.legal_moves_for(variant),
+            undo: Vec::new(),
         }
     }
 
@@ -247,8 +262,36 @@ impl Game {
 
     /// The legal moves in the current position (even when a draw rule has ended the game:
     /// [`Game::play`] then refuses them).
+    ///
+    /// They come in the move generator's order: the same for the same position and variant on
+    /// every run and machine, but not sorted (captures come in search order, for instance).
+    /// [`Game::sorted_legal_moves`] gives them in the order `dama moves` prints.
+    ///
+    /// ```
+    /// use dama_rules::Game;
+    /// let game = Game::new();
+    /// assert_eq!(game.legal_moves()[..], game.position().legal_moves()[..]);
+    /// ```
     pub fn legal_moves(&self) -> &MoveList {
         &self.legal
+    }
+
+    /// The legal moves sorted by start square, end square, then captured squares: the order
+    /// `dama moves` prints (see [`Move`]'s `Ord`). Costs a copy and a sort of the list.
+    ///
+    /// ```
+    /// use dama_rules::Game;
+    /// let game = Game::new();
+    /// let text = |list: &[dama_rules::Move]| list.iter().map(|m| m.to_string()).collect::<Vec<_>>();
+    /// let sorted = ["21-17", "21-18", "22-18", "22-19", "23-19", "23-20", "24-20"];
+    /// assert_eq!(text(&game.sorted_legal_moves()), sorted);
+    /// // The generator lists each direction in turn.
+    /// assert_eq!(text(game.legal_moves())[..2], ["21-17", "22-18"]);
+    /// ```
+    pub fn sorted_legal_moves(&self) -> MoveList {
+        let mut list = self.legal.clone();
+        list.sort();
+        list
     }
 
     /// The result, once the game is over.
@@ -290,6 +333,11 @@ impl Game {
             || m.promotes()
             || (man_moved && self.variant.draw_rules().man_move_is_progress);
         let key = self.position.hash_after(*self.keys.last().unwrap_or(&0), m);
+        self.undo.push(Before {
+            position: self.position,
+            quiet_plies: self.quiet_plies,
+            kings_count: self.kings_count,
+        });
         self.position.play_unchecked(m);
         self.quiet_plies = if progress { 0 } else { self.quiet_plies + 1 };
         let strong = Self::kings_against_king(self.variant, &self.position);
@@ -306,14 +354,71 @@ impl Game {
         Ok(())
     }
 
+    /// Takes back the last move and returns it; `None` at the start.
+    ///
+    /// Restores everything as it was before the move: position, no-progress counter,
+    /// repetition keys, legal moves, the kings-against-king count, and so the outcome (a game
+    /// that had ended is open again). Costs one move generation, whatever the game's length:
+    /// the game keeps a few bytes per move for it.
+    ///
+    /// ```
+    /// use dama_rules::Game;
+    /// let mut game = Game::new();
+    /// assert_eq!(game.undo(), None);
+    /// let m = game.play_text("22-18")?;
+    /// assert_eq!(game.undo(), Some(m));
+    /// assert!(game.moves().is_empty());
+    /// assert_eq!(game.legal_moves().len(), 7);
+    /// # Ok::<_, dama_rules::Error>(())
+    /// ```
+    pub fn undo(&mut self) -> Option<Move> {
+        let before = self.undo.pop()?;
+        let m = self.moves.pop();
+        self.keys.pop();
+        self.position = before.position;
+        self.quiet_plies = before.quiet_plies;
+        self.kings_count = before.kings_count;
+        self.legal = self.position.legal_moves_for(self.variant);
+        m
+    }
+
     /// Reads a move in Hub or PDN notation and plays it.
     ///
     /// # Errors
-    /// Malformed, illegal or ambiguous text (see [`crate::notation::parse_move`]); the game is
-    /// unchanged.
+    /// [`Error::GameOver`] once the game has ended, whatever the text; otherwise malformed,
+    /// illegal or ambiguous text (see [`crate::notation::parse_move`]). The game is unchanged.
     pub fn play_text(&mut self, text: &str) -> Result<Move, Error> {
+        if let Some(outcome) = self.outcome() {
+            return Err(Error::GameOver { outcome });
+        }
         let m = crate::notation::parse_move_for(self.variant, &self.position, text)?;
         self.play(m)?;
         Ok(m)
+    }
+
+    /// The PDN text of legal move `m` in the current position: `22-18`, `27x20`, or the
+    /// landing path `13x22x31` when the short form would name several moves (see
+    /// [`crate::notation::pdn_move`]). Squares are the engine's numbers for every variant.
+    ///
+    /// ```
+    /// use dama_rules::Game;
+    /// let mut game = Game::new();
+    /// for text in ["22-19", "10-14"] {
+    ///     game.play_text(text)?;
+    /// }
+    /// let m = game.legal_moves()[0];
+    /// assert_eq!(m.to_string(), "19x10x14"); // Hub: the captured square
+    /// assert_eq!(game.pdn_move(m)?, "19x10"); // PDN: start and end
+    /// # Ok::<_, dama_rules::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::IllegalMove`] (with the reason) when `m` is not legal here.
+    pub fn pdn_move(&self, m: Move) -> Result<String, Error> {
+        let pos = &self.position;
+        if !self.legal.contains(&m) {
+            return Err(crate::with_rules!(self.variant, R => pos.illegal_move_error::<R>(m)));
+        }
+        Ok(crate::notation::pdn_move_for(self.variant, pos, m))
     }
 }

@@ -21,6 +21,10 @@
 //!
 //! Variants are types implementing [`Rules`]; a [`Variant`] value picks one at the top
 //! (see [`with_rules!`]).
+//!
+//! Programs usually depend on the `dama` crate, which re-exports this one as `dama::rules`:
+//! there, write `dama::rules::Game` where the examples of this crate write
+//! `dama_rules::Game`.
 
 #![warn(missing_docs)]
 
@@ -36,6 +40,7 @@ pub mod notation;
 pub mod perft;
 mod piece;
 mod position;
+mod quote;
 mod setup;
 mod square;
 pub mod variant;
@@ -49,6 +54,7 @@ pub use game::{DrawReason, DrawRules, Game, Outcome};
 pub use moves::{HubMove, Move, MoveList, MAX_MOVES};
 pub use piece::{Piece, Role};
 pub use position::Position;
+pub use quote::{quote, Quoted, EXCERPT_CHARS};
 pub use setup::Setup;
 pub use square::Square;
 pub use variant::{Rules, Variant};

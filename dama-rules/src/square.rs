@@ -72,7 +72,7 @@ impl Square {
 
     /// The square at `row`, `column` if that is a playing (dark) square.
     pub const fn from_coords(row: u8, column: u8) -> Option<Square> {
-        if row >= 8 || column >= 8 || (row + column) % 2 != 0 {
+        if row >= 8 || column >= 8 || !(row + column).is_multiple_of(2) {
             return None;
         }
         Some(Square(row * 4 + column / 2))

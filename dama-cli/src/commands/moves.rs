@@ -2,8 +2,8 @@
 
 use std::io::{self, BufRead, BufWriter, Write};
 
-use dama_rules::notation::{fen, pdn_move};
-use dama_rules::{with_rules, Move, Position, Variant};
+use dama_rules::notation::{fen, pdn_move_for};
+use dama_rules::{Move, Position, Variant};
 
 use crate::cli::FormatArg;
 use crate::error::CliError;
@@ -15,7 +15,7 @@ fn texts(variant: Variant, pos: &Position, format: FormatArg) -> Vec<String> {
     list.iter()
         .map(|&m: &Move| match format {
             FormatArg::Hub => m.to_string(),
-            FormatArg::Pdn => with_rules!(variant, R => pdn_move::<R>(pos, m)),
+            FormatArg::Pdn => pdn_move_for(variant, pos, m),
         })
         .collect()
 }
@@ -37,17 +37,38 @@ pub fn run(
         return Ok(Status::Ok);
     }
     let mut status = Status::Ok;
-    for line in io::stdin().lock().lines() {
-        let line = line.map_err(CliError::Input)?;
-        match fen::parse(&line) {
-            Ok(pos) => writeln!(out, "{}", texts(variant, &pos, format).join(" ")),
-            Err(err) => {
+    let mut input = io::stdin().lock();
+    let mut line = Vec::new();
+    for number in 1.. {
+        line.clear();
+        if input
+            .read_until(b'\n', &mut line)
+            .map_err(CliError::Input)?
+            == 0
+        {
+            break;
+        }
+        let answer = match std::str::from_utf8(trim_newline(&line)) {
+            Err(_) => Err(format!("line {number}: not UTF-8")),
+            Ok(text) => fen::parse(text)
+                .map(|pos| texts(variant, &pos, format).join(" "))
+                .map_err(|err| err.to_string()),
+        };
+        match answer {
+            Ok(moves) => writeln!(out, "{moves}"),
+            Err(why) => {
                 status = Status::BadInput;
-                writeln!(out, "error: {err}")
+                writeln!(out, "error: {why}")
             }
         }
         .map_err(CliError::Output)?;
     }
     out.flush().map_err(CliError::Output)?;
     Ok(status)
+}
+
+/// `line` without its `\n` or `\r\n`.
+fn trim_newline(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
 }

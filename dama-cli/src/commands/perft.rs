@@ -14,19 +14,25 @@ pub fn run(
     show_divide: bool,
 ) -> Result<Status, Error> {
     let pos = super::position(fen_text)?;
-    if show_divide {
+    if show_divide && depth > 0 {
         let mut counts = with_rules!(variant, R => divide::<R>(&pos, depth));
         counts.sort_by_key(|&(m, _)| m);
         for (m, n) in counts {
             println!("{m}: {n}");
         }
     }
-    for d in 1..=depth {
+    // perft(0) is 1 by definition: printed when asked for alone. Once a depth has no leaves,
+    // no deeper one has any: counting stops there.
+    let first = depth.min(1);
+    for d in first..=depth {
         let start = Instant::now();
         let nodes = with_rules!(variant, R => perft::<R>(&pos, d));
         let secs = start.elapsed().as_secs_f64();
         let nps = if secs > 0.0 { nodes as f64 / secs } else { 0.0 };
         println!("depth {d} nodes {nodes} time {secs:.3} nps {nps:.0}");
+        if nodes == 0 {
+            break;
+        }
     }
     Ok(Status::Ok)
 }

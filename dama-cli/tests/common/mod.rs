@@ -1,10 +1,17 @@
 //! Running the `dama` binary from the integration tests.
 
+#![allow(dead_code)]
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 /// Runs `dama` with `args`, feeding `stdin` (or nothing), and waits for it.
 pub fn dama(args: &[&str], stdin: Option<&str>) -> Output {
+    dama_bytes(args, stdin.unwrap_or("").as_bytes())
+}
+
+/// Runs `dama` with `args`, feeding it `stdin` (any bytes), and waits for it.
+pub fn dama_bytes(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_dama"))
         .args(args)
         .stdin(Stdio::piped())
@@ -13,9 +20,17 @@ pub fn dama(args: &[&str], stdin: Option<&str>) -> Output {
         .spawn()
         .expect("the dama binary runs");
     let mut input = child.stdin.take().expect("piped stdin");
-    input
-        .write_all(stdin.unwrap_or("").as_bytes())
+    let stdin = stdin.to_vec();
+    // A thread feeds the input, so that a child writing while it reads never blocks; a child
+    // that stops reading early (it may, on bad input) is not an error of the test.
+    let feeder = std::thread::spawn(move || match input.write_all(&stdin) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(err),
+        _ => Ok(()),
+    });
+    let output = child.wait_with_output().expect("dama finishes");
+    feeder
+        .join()
+        .expect("the feeder runs")
         .expect("stdin accepts the input");
-    drop(input);
-    child.wait_with_output().expect("dama finishes")
+    output
 }

@@ -5,8 +5,21 @@
 //! `.`, lower-case letters, and the move-counter sections `H` and `F` some programs append
 //! (ignored). It rejects a square outside 1..=32, a square listed twice and unknown letters,
 //! naming the offending item.
+//!
+//! # Incomplete forms
+//!
+//! Accepted, because files write them and they can mean only one thing:
+//! - an empty section, `:B` or `:W`: that side has no pieces (`B:W18:B`, the form PDN files
+//!   use for a finished game);
+//! - empty items, as a trailing or doubled comma leaves them (`W:W21,,22,:B1`);
+//! - no `H` or `F` counter sections (they are ignored anyway).
+//!
+//! Rejected: a FEN without a `W` or a `B` section (`W:W22`, or the side to move alone). A side
+//! with no pieces has its own form, the empty section, so a missing section is what a FEN cut
+//! short looks like (a truncated line, a tag value broken at a colon); reading it as "no
+//! pieces" would turn it silently into a finished game.
 
-use crate::{Color, Error, Piece, Position, Role, Setup, Square};
+use crate::{quote, Color, Error, Piece, Position, Role, Setup, Square};
 
 /// Reads a FEN.
 ///
@@ -52,7 +65,7 @@ pub fn parse_setup(fen: &str) -> Result<Setup, Error> {
     setup.turn = match sections.next().map(str::trim) {
         Some("W" | "w") => Color::White,
         Some("B" | "b") => Color::Black,
-        Some(other) => return Err(bad(format!("side to move \"{other}\" is not W or B"))),
+        Some(other) => return Err(bad(format!("side to move {} is not W or B", quote(other)))),
         None => return Err(bad("it is empty".into())),
     };
     let mut seen_side = [false, false];
@@ -69,7 +82,8 @@ pub fn parse_setup(fen: &str) -> Result<Setup, Error> {
             }
             _ => {
                 return Err(bad(format!(
-                    "section \"{section}\" does not start with W or B"
+                    "section {} does not start with W or B",
+                    quote(section)
                 )))
             }
         };
@@ -79,6 +93,13 @@ pub fn parse_setup(fen: &str) -> Result<Setup, Error> {
         for item in chars.as_str().split(',') {
             parse_item(item.trim(), color, &mut setup).map_err(bad)?;
         }
+    }
+    if let Some(color) = Color::ALL.into_iter().find(|c| !seen_side[c.index()]) {
+        let letter = color.letter();
+        return Err(bad(format!(
+            "there is no {letter} section: expected the {color} pieces, or an empty \":{letter}\" \
+             when {color} has none"
+        )));
     }
     Ok(setup)
 }
@@ -92,14 +113,18 @@ fn parse_item(item: &str, color: Color, setup: &mut Setup) -> Result<(), String>
         None => (Role::Man, item),
     };
     let number = |s: &str| -> Result<Square, String> {
-        let n: u32 = s
-            .trim()
-            .parse()
-            .map_err(|_| format!("item \"{item}\" is not a square, a range or K with a square"))?;
-        u8::try_from(n)
-            .ok()
-            .and_then(Square::new)
-            .ok_or_else(|| format!("square {n} in \"{item}\" is out of range: expected 1..=32"))
+        let n: u32 = s.trim().parse().map_err(|_| {
+            format!(
+                "item {} is not a square, a range or K with a square",
+                quote(item)
+            )
+        })?;
+        u8::try_from(n).ok().and_then(Square::new).ok_or_else(|| {
+            format!(
+                "square {n} in {} is out of range: expected 1..=32",
+                quote(item)
+            )
+        })
     };
     let (lo, hi) = match squares.split_once('-') {
         Some((a, b)) => (number(a)?, number(b)?),
@@ -109,7 +134,7 @@ fn parse_item(item: &str, color: Color, setup: &mut Setup) -> Result<(), String>
         }
     };
     if lo > hi {
-        return Err(format!("range \"{item}\" runs backwards"));
+        return Err(format!("range {} runs backwards", quote(item)));
     }
     for n in lo.number()..=hi.number() {
         let sq = Square::new(n).expect("within lo..=hi, both valid squares");
@@ -176,6 +201,27 @@ mod tests {
         assert_eq!(parse("W:B:W").unwrap(), Position::empty(Color::White));
         assert_eq!(parse("W:WK1-4:B5").unwrap().kings(Color::White).count(), 4);
         assert!(parse("W:W21:B1:H0:F1").is_ok());
+        assert_eq!(parse("B:W18:B").unwrap().pieces(Color::Black).count(), 0);
+        assert_eq!(parse("W:W21,,22,:B1").unwrap().fen(), "W:W21,22:B1");
+    }
+
+    #[test]
+    fn a_missing_section_is_refused_and_named() {
+        for (fen, needle) in [
+            (
+                "W:W22",
+                "no B section: expected the black pieces, or an empty \":B\"",
+            ),
+            (
+                "B:B1",
+                "no W section: expected the white pieces, or an empty \":W\"",
+            ),
+            ("W", "no W section"),
+            ("W:W22:H0:F1", "no B section"),
+        ] {
+            let err = parse(fen).unwrap_err().to_string();
+            assert!(err.contains(needle), "{fen}: {err}");
+        }
     }
 
     #[test]

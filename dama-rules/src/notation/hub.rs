@@ -1,7 +1,7 @@
 //! The Hub protocol's position string: side to move and 32 characters, one per square in
 //! 1..=32 order (`w`, `b` men, `W`, `B` kings, `e` empty).
 
-use crate::{Color, Error, Piece, Position, Role, Setup, Square};
+use crate::{quote, Color, Error, Piece, Position, Role, Setup, Square};
 
 /// Reads a Hub position string like `Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww`.
 ///
@@ -31,7 +31,10 @@ pub fn parse(text: &str) -> Result<Position, Error> {
     setup.turn = match chars[0] {
         'W' | 'w' => Color::White,
         'B' | 'b' => Color::Black,
-        c => return Err(bad(format!("side to move '{c}' is not W or B"))),
+        c => {
+            let side = c.to_string();
+            return Err(bad(format!("side to move {} is not W or B", quote(&side))));
+        }
     };
     for (sq, &c) in Square::ALL.iter().zip(&chars[1..]) {
         let piece = match c {
@@ -41,9 +44,11 @@ pub fn parse(text: &str) -> Result<Position, Error> {
             'B' => Some((Color::Black, Role::King)),
             'e' | '.' => None,
             _ => {
+                let found = c.to_string();
                 return Err(bad(format!(
-                    "square {sq} has '{c}': expected w, b, W, B or e"
-                )))
+                    "square {sq} has {}: expected w, b, W, B or e",
+                    quote(&found)
+                )));
             }
         };
         setup.set(*sq, piece.map(|(color, role)| Piece { color, role }));

@@ -69,6 +69,45 @@ fn is_subsequence(wanted: &[Square], path: &[Square]) -> bool {
     wanted.iter().all(|w| it.any(|p| p == w))
 }
 
+/// The moves a text can name, as candidates to explain: one per notation that reads it
+/// differently (Hub: the third square on are captured squares; PDN: landing squares).
+fn readings(mt: &MoveText, format: MoveFormat) -> ArrayVec<Candidate, 2> {
+    let from = mt.squares[0];
+    let last = *mt.squares.last().expect("split gives at least two squares");
+    let mut out = ArrayVec::new();
+    if !mt.capture {
+        out.push(Candidate {
+            from,
+            to: last,
+            captured: Some(Bitboard::EMPTY),
+        });
+        return out;
+    }
+    if mt.squares.len() == 2 {
+        out.push(Candidate {
+            from,
+            to: last,
+            captured: None,
+        });
+        return out;
+    }
+    if format != MoveFormat::Pdn {
+        out.push(Candidate {
+            from,
+            to: mt.squares[1],
+            captured: Some(Bitboard::from_squares(mt.squares[2..].iter().copied())),
+        });
+    }
+    if format != MoveFormat::Hub {
+        out.push(Candidate {
+            from,
+            to: last,
+            captured: None,
+        });
+    }
+    out
+}
+
 /// Reads a move in `format` under rules `R` and finds the legal move it names.
 ///
 /// ```
@@ -135,17 +174,7 @@ pub fn parse_move<R: Rules>(pos: &Position, text: &str, format: MoveFormat) -> R
     match matches.len() {
         1 => Ok(matches[0]),
         0 => {
-            let captured = match (mt.capture, format, mt.squares.len()) {
-                (false, _, _) => Some(Bitboard::EMPTY),
-                (true, MoveFormat::Hub, n) if n > 2 => Some(hub_captured),
-                _ => None,
-            };
-            let to = if mt.capture && format == MoveFormat::Hub {
-                hub_to
-            } else {
-                to
-            };
-            let why = match pos.explain_move::<R>(Candidate { from, to, captured }) {
+            let why = match pos.explain_readings::<R>(&readings(&mt, format)) {
                 Err(why) => why,
                 Ok(m) => crate::Illegal::NoSuchMove {
                     square: from,
@@ -181,8 +210,31 @@ pub fn parse_move_for(variant: Variant, pos: &Position, text: &str) -> Result<Mo
     crate::with_rules!(variant, R => parse_move::<R>(pos, text, MoveFormat::Any))
 }
 
-/// The PDN text of legal move `m` under rules `R`: `22-18`, `27x20`, or the full landing path
-/// `13x22x31` when the short form would be ambiguous.
+/// The PDN text of legal move `m` under the rules of `variant`; see [`pdn_move`], and
+/// [`Game::pdn_move`](crate::Game::pdn_move), which also checks that `m` is legal.
+///
+/// ```
+/// use dama_rules::{notation, Position, Variant};
+/// let pos = Position::start();
+/// let m = pos.legal_moves()[0];
+/// assert_eq!(notation::pdn_move_for(Variant::Italian, &pos, m), m.to_string());
+/// ```
+pub fn pdn_move_for(variant: Variant, pos: &Position, m: Move) -> String {
+    crate::with_rules!(variant, R => pdn_move::<R>(pos, m))
+}
+
+/// The PDN text of legal move `m` under rules `R` in `pos`, the position before the move:
+/// `22-18`, `27x20`, or the full landing path `13x22x31` when the short form would be
+/// ambiguous. The move is not checked; [`Game::pdn_move`](crate::Game::pdn_move) needs
+/// neither the position nor the rules type, and checks it.
+///
+/// ```
+/// use dama_rules::{notation::{self, fen}, variant::Italian};
+/// let pos = fen::parse("W:W27:B23,24")?;
+/// let m = pos.legal_moves()[0];
+/// assert_eq!(notation::pdn_move::<Italian>(&pos, m), "27x20");
+/// # Ok::<_, dama_rules::Error>(())
+/// ```
 pub fn pdn_move<R: Rules>(pos: &Position, m: Move) -> String {
     if !m.is_capture() {
         return format!("{}-{}", m.from(), m.to());

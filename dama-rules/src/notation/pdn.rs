@@ -82,7 +82,7 @@ use std::io::BufRead;
 use lexer::{Lexer, Tok, Token};
 
 use crate::notation::{fen, parse_move, MoveFormat};
-use crate::{Color, Error, Move, Outcome, Position, Square, Variant};
+use crate::{quote, Color, Error, Move, Outcome, Position, Square, Variant};
 
 pub use writer::write;
 
@@ -371,7 +371,7 @@ impl Builder {
         if slot.is_some() {
             let err = self.syntax(
                 line,
-                format!("a second {name} tag \"{value}\""),
+                format!("a second {name} tag {}", quote(&value)),
                 format!("one {name} tag per game"),
             );
             self.fail(err);
@@ -481,7 +481,7 @@ impl Builder {
                 None => {
                     return Err(self.syntax(
                         *line,
-                        format!("Result tag \"{value}\""),
+                        format!("Result tag {}", quote(value)),
                         "1-0, 0-1, 1/2-1/2 or *".into(),
                     ))
                 }
@@ -494,7 +494,7 @@ impl Builder {
                 if t != r && t != GameResult::Unknown && r != GameResult::Unknown {
                     return Err(self.syntax(
                         line,
-                        format!("result {t} after the moves but Result tag \"{value}\""),
+                        format!("result {t} after the moves but Result tag {}", quote(value)),
                         "the same result in both places".into(),
                     ));
                 }

@@ -249,7 +249,7 @@ impl<R: BufRead> Lexer<R> {
                 Tok::Tag { name, value }
             }
             None => {
-                let found = format!("tag \"{}\"", rest.trim_end());
+                let found = format!("tag {}", crate::quote(rest.trim_end()));
                 self.pos = self.line.len();
                 Tok::Bad {
                     found,
