@@ -27,7 +27,7 @@ fn main() {
             g.play(m).expect("legal opening");
         }
         while g.outcome().is_none() {
-            if g.moves().len() % 7 == 0 && g.legal_moves().len() > 1 {
+            if g.moves().len().is_multiple_of(7) && g.legal_moves().len() > 1 {
                 positions.push(g.clone());
                 if positions.len() == count {
                     break 'games;

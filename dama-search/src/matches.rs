@@ -287,7 +287,7 @@ pub fn play_match(
                     } else {
                         &config.openings[(i / 2) % config.openings.len()][..]
                     };
-                    let first_is_white = i % 2 == 0;
+                    let first_is_white = i.is_multiple_of(2);
                     let (white, black) = if first_is_white {
                         (&mut a, &mut b)
                     } else {
