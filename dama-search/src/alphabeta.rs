@@ -8,7 +8,7 @@ use dama_rules::{Move, MoveList, Position, Rules};
 
 use crate::control::Control;
 use crate::endgame::{self, Value};
-use crate::eval::evaluate_for;
+use crate::eval::{evaluate_with, feature};
 use crate::ordering::{History, Killers};
 use crate::score::{Score, INFINITE, WIN};
 use crate::tt::{Bound, Table};
@@ -38,6 +38,8 @@ pub(crate) struct Worker<'a, R: Rules> {
     pub pv: Vec<[Move; MAX_PLY]>,
     pub pv_len: [usize; MAX_PLY + 1],
     pub stopped: bool,
+    /// The evaluation's weights.
+    pub weights: &'static [i32; feature::COUNT],
     /// Whether this worker reports and owns the stop decision for time and nodes.
     pub main: bool,
     pub _rules: PhantomData<R>,
@@ -65,6 +67,11 @@ impl<'a, R: Rules> Worker<'a, R> {
             pv: vec![[first_dummy(); MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             stopped: false,
+            weights: if control.knobs.hand_weights {
+                crate::weights::hand_set(R::VARIANT)
+            } else {
+                crate::weights::for_variant(R::VARIANT)
+            },
             main,
             _rules: PhantomData,
         }
@@ -117,7 +124,7 @@ impl<'a, R: Rules> Worker<'a, R> {
     /// its limit so that the stronger side makes progress.
     #[inline(always)]
     fn static_value(&self, pos: &Position, quiet: u32) -> i32 {
-        let e = evaluate_for::<R>(pos);
+        let e = evaluate_with(pos, self.weights);
         let left = self.no_progress.saturating_sub(quiet) as i32;
         if left < 20 {
             e * left / 20
@@ -219,6 +226,19 @@ impl<'a, R: Rules> Worker<'a, R> {
             }
         }
 
+        if self.control.knobs.rfp
+            && !pv_node
+            && depth <= 3
+            && !capture
+            && beta.abs() < WIN - 1_000
+            && !pos.with_turn(!pos.turn()).must_capture::<R>()
+        {
+            let e = self.static_value(pos, quiet);
+            if e - 60 * depth >= beta {
+                return e;
+            }
+        }
+
         let mut scores = [0i32; dama_rules::MAX_MOVES];
         self.score_moves(pos, &list, &mut scores, tt_move, ply);
 
@@ -237,7 +257,7 @@ impl<'a, R: Rules> Worker<'a, R> {
             }
             self.keys.push(key);
             let reduce = if depth >= 3 && !capture && !m.promotes() {
-                self.reduction(n, pv_node)
+                self.reduction(n, depth, pv_node)
             } else {
                 0
             };
@@ -303,8 +323,14 @@ impl<'a, R: Rules> Worker<'a, R> {
 
     /// Plies by which the `n`-th quiet move (from 0) is searched less.
     #[inline(always)]
-    fn reduction(&self, n: usize, pv_node: bool) -> i32 {
+    fn reduction(&self, n: usize, depth: i32, pv_node: bool) -> i32 {
         match self.control.knobs.lmr {
+            3 if n >= 2 => {
+                // Grows with the logarithms of depth and move number.
+                let r = (f64::from(depth).ln() * (n as f64).ln() / 2.0 + 0.5) as i32;
+                (r + i32::from(!pv_node) - 1).clamp(i32::from(n >= 3), depth - 2)
+            }
+            3 => 0,
             0 => 0,
             1 => i32::from(n >= 3) + i32::from(n >= 8 && !pv_node),
             _ => {

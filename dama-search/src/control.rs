@@ -35,6 +35,11 @@ pub struct Knobs {
     /// At the horizon, a quiet position where the opponent threatens a capture is searched
     /// one ply more instead of evaluated.
     pub threat: bool,
+    /// Reverse futility: at depth 3 or less, with no capture pending for either side, a
+    /// static value far above beta cuts the node.
+    pub rfp: bool,
+    /// Evaluate with the hand-set weights instead of the fitted ones.
+    pub hand_weights: bool,
 }
 
 impl std::str::FromStr for Knobs {
@@ -51,7 +56,13 @@ impl std::str::FromStr for Knobs {
             match name {
                 "lmr" => k.lmr = n,
                 "threat" => k.threat = n != 0,
-                _ => return Err(format!("unknown knob \"{name}\": expected lmr or threat")),
+                "hand" => k.hand_weights = n != 0,
+                "rfp" => k.rfp = n != 0,
+                _ => {
+                    return Err(format!(
+                        "unknown knob \"{name}\": expected lmr, threat, rfp or hand"
+                    ))
+                }
             }
         }
         Ok(k)
@@ -63,6 +74,8 @@ impl Default for Knobs {
         Knobs {
             lmr: 1,
             threat: false,
+            hand_weights: false,
+            rfp: false,
         }
     }
 }

@@ -266,13 +266,16 @@ pub fn evaluate(pos: &Position, variant: Variant) -> i32 {
     dama_rules::with_rules!(variant, R => evaluate_for::<R>(pos))
 }
 
-/// [`evaluate`] for a rules type known at compile time (the search's hot path).
+/// [`evaluate`] for a rules type known at compile time.
 #[inline]
 pub fn evaluate_for<R: Rules>(pos: &Position) -> i32 {
-    let mut sum = Weighted {
-        weights: weights::for_variant(R::VARIANT),
-        total: 0,
-    };
+    evaluate_with(pos, weights::for_variant(R::VARIANT))
+}
+
+/// [`evaluate`] with the weight table `weights` (the search's hot path).
+#[inline]
+pub fn evaluate_with(pos: &Position, weights: &[i32; feature::COUNT]) -> i32 {
+    let mut sum = Weighted { weights, total: 0 };
     terms(pos, &mut sum);
     let white = damp(pos, sum.total / SCALE);
     match pos.turn() {

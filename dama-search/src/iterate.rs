@@ -38,7 +38,8 @@ pub(crate) fn run<R: Rules>(
     let start = Instant::now();
     let game = job.game;
     let legal = game.legal_moves();
-    if game.outcome().is_some() || legal.is_empty() {
+    // A game a draw rule has ended still has legal moves: a GUI playing on gets one.
+    if legal.is_empty() {
         return SearchResult::none(start.elapsed());
     }
     tt.new_search();

@@ -54,6 +54,14 @@ pub enum Error {
         /// The text given (an excerpt if long).
         name: String,
     },
+    /// A transposition table the machine cannot give memory for.
+    #[error(
+        "cannot allocate a {mib} MiB hash table: expected a size this machine's memory allows"
+    )]
+    HashTooLarge {
+        /// The size asked for, in MiB.
+        mib: usize,
+    },
 }
 
 /// At most 60 characters of `text` with control characters escaped, for error messages.
@@ -181,8 +189,21 @@ impl Engine {
     }
 
     /// Resizes the transposition table to `mib` MiB (its contents are lost).
+    ///
+    /// # Panics
+    /// When the memory cannot be had (the process aborts); see [`Engine::try_set_hash`].
     pub fn set_hash(&mut self, mib: usize) {
         self.tt = Table::new(mib);
+    }
+
+    /// Resizes the transposition table to `mib` MiB, or leaves it as it was when that much
+    /// memory cannot be had.
+    ///
+    /// # Errors
+    /// [`Error::HashTooLarge`] quoting the size asked for.
+    pub fn try_set_hash(&mut self, mib: usize) -> Result<(), Error> {
+        self.tt = Table::try_new(mib).ok_or(Error::HashTooLarge { mib })?;
+        Ok(())
     }
 
     /// Bytes used by the transposition table.
@@ -260,6 +281,20 @@ impl Engine {
         signals: &Signals,
         rng: &mut ChaCha8Rng,
     ) -> SearchResult {
+        self.play_level_with(game, level, limits, signals, rng, &mut |_| {})
+    }
+
+    /// [`Engine::play_level`], reporting each completed iteration to `on_info` (for the
+    /// levels with a margin, every root move is a line of its own).
+    pub fn play_level_with(
+        &mut self,
+        game: &Game,
+        level: Level,
+        limits: &Limits,
+        signals: &Signals,
+        rng: &mut ChaCha8Rng,
+        on_info: &mut dyn FnMut(&Info),
+    ) -> SearchResult {
         let profile = level.profile();
         let mut limits = Limits {
             depth: min_opt(profile.depth, limits.depth),
@@ -270,7 +305,7 @@ impl Engine {
             limits.time = TimeControl::MoveTime(Level::DEFAULT_MOVE_TIME);
         }
         let lines = if profile.margin > 0 { usize::MAX } else { 1 };
-        let mut result = self.run(game, &limits, signals, lines, &mut |_| {});
+        let mut result = self.run(game, &limits, signals, lines, on_info);
         let i = level::choose(&result.lines, &profile, rng);
         if let Some(line) = result.lines.get(i).cloned() {
             result.best = Some(line.mv);

@@ -6,7 +6,8 @@ use std::fmt;
 /// a known distance in plies.
 ///
 /// Wins are `WIN - plies`, losses `-(WIN - plies)`: a shorter win scores higher. The
-/// transposition table stores them relative to the node (see [`Score::to_tt`]).
+/// transposition table stores them relative to the node, so that an entry is right at any
+/// ply.
 ///
 /// ```
 /// use dama_search::Score;

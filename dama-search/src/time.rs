@@ -59,7 +59,7 @@ fn share(clock: Clock) -> (Duration, Duration) {
     let left = clock.time.saturating_sub(OVERHEAD);
     let moves = clock.moves_to_go.unwrap_or(30).clamp(1, 30);
     let target = left / moves + clock.increment * 3 / 4;
-    let ceiling = (target * 3).min(left / 3 + clock.increment / 2);
+    let ceiling = (target * 3).min(left / 3 + clock.increment / 2).min(left);
     let target = target.min(ceiling);
     // An iteration usually takes longer than all before it: start one only early enough.
     (target / 2, ceiling.max(Duration::from_millis(1)))

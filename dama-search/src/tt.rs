@@ -50,14 +50,34 @@ pub struct Table {
 
 impl Table {
     /// A table of at most `mib` MiB (at least one bucket).
+    ///
+    /// # Panics
+    /// When the memory cannot be had (the allocator aborts the process); see
+    /// [`Table::try_new`].
     pub fn new(mib: usize) -> Table {
-        let count = (mib.saturating_mul(1 << 20) / BUCKET_BYTES).max(1);
+        let count = Self::buckets_for(mib);
         let mut buckets = Vec::new();
         buckets.resize_with(count, Bucket::default);
         Table {
             buckets,
             generation: AtomicU64::new(0),
         }
+    }
+
+    /// A table of at most `mib` MiB, or `None` when that much memory cannot be had.
+    pub fn try_new(mib: usize) -> Option<Table> {
+        let count = Self::buckets_for(mib);
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(count).ok()?;
+        buckets.resize_with(count, Bucket::default);
+        Some(Table {
+            buckets,
+            generation: AtomicU64::new(0),
+        })
+    }
+
+    fn buckets_for(mib: usize) -> usize {
+        (mib.saturating_mul(1 << 20) / BUCKET_BYTES).max(1)
     }
 
     /// Heap memory used, in bytes (never more than the size asked for).

@@ -116,6 +116,23 @@ fn hash_size_is_respected() {
     assert!(e.hash_bytes() <= 8 << 20);
     e.set_hash(2);
     assert!(e.hash_bytes() <= 2 << 20);
+    // Far beyond any machine: refused, and the old table stays.
+    assert!(e.try_set_hash(usize::MAX / 4).is_err());
+    assert!(e.hash_bytes() <= 2 << 20 && e.hash_bytes() > 0);
+    assert!(e.try_set_hash(4).is_ok());
+}
+
+#[test]
+fn a_game_drawn_by_rule_still_gets_a_move() {
+    // 80 plies without progress: a draw, but a GUI playing on gets a legal move.
+    let mut g = game("W:WK1:BK32");
+    let shuffle = ["1-5", "32-28", "5-1", "28-32"];
+    for i in 0..80 {
+        g.play_text(shuffle[i % 4]).unwrap();
+    }
+    assert!(g.outcome().is_some());
+    let r = Engine::new().search(&g, &Limits::depth(4));
+    assert!(g.legal_moves().contains(&r.best.unwrap()));
 }
 
 #[test]
