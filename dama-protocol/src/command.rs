@@ -179,9 +179,12 @@ fn level(line: &Line) -> Result<Limits, Error> {
             .transpose()?;
         // The increment of this move is added before thinking (Scan's convention); a
         // negative remaining time (a client that subtracted the increment) is clamped.
+        let total = (time + inc).max(0.0);
+        // The time manager may spend half an increment beyond a third of the time left,
+        // counting on increments to come: keep that within the time really left.
         limits.time = TimeControl::Clock(Clock {
-            time: duration(time + inc),
-            increment: duration(inc),
+            time: duration(total),
+            increment: duration(inc.min(total / 2.0)),
             moves_to_go,
         });
     } else if let Some(t) = line.value("move-time") {
@@ -346,7 +349,15 @@ mod tests {
             panic!()
         };
         assert_eq!(c.time, Duration::ZERO);
-        assert_eq!(c.increment, Duration::from_secs(1));
+        assert_eq!(c.increment, Duration::ZERO);
+        let Command::Level(l) = parse("level time=-0.3 inc=0.5") else {
+            panic!()
+        };
+        let TimeControl::Clock(c) = l.time else {
+            panic!()
+        };
+        assert_eq!(c.time, Duration::from_millis(200));
+        assert_eq!(c.increment, Duration::from_millis(100));
     }
 
     #[test]
