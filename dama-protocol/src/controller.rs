@@ -1,0 +1,547 @@
+//! The controller: owns the game, the settings and the output; turns input lines into
+//! commands and search events into `info` and `done` lines. It never waits on a search.
+
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+use dama_rules::notation::{parse_move, MoveFormat};
+use dama_rules::{Game, Position, Variant};
+use dama_search::{Level, Limits, SearchResult, Signals};
+
+use crate::command::{is_go, Command, GoMode};
+use crate::error::{excerpt, Error};
+use crate::reader::{self, Input, MAX_LINE};
+use crate::response::{InfoLine, ParamType, Response};
+use crate::searcher::{Job, SearchEvent, SearchJob, Searcher};
+
+/// The search limits used when no `level` line has been received: one second per move.
+pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
+
+/// Largest `hash`, in MiB.
+pub const MAX_HASH_MIB: i64 = 4096;
+/// Largest `threads`.
+pub const MAX_THREADS: i64 = 64;
+/// Largest `multipv`.
+pub const MAX_MULTIPV: i64 = 32;
+/// Largest `seed`.
+pub const MAX_SEED: i64 = i32::MAX as i64;
+
+/// Longest `error` message sent, in characters.
+const MAX_MESSAGE: usize = 400;
+
+/// What reaches the controller: input from the reader thread, reports from the searcher.
+#[derive(Debug)]
+pub(crate) enum Event {
+    Input(Input),
+    Search(SearchEvent),
+}
+
+/// Runs the Hub engine on `input` and `output` until `quit` or the end of the input.
+///
+/// Lines are read on a thread of their own (at most [`MAX_LINE`] bytes kept per line), the
+/// search runs on another, and this function answers every line as it comes: `ping` during a
+/// search is answered at once, `stop` ends the search within milliseconds.
+///
+/// ```
+/// let mut out = Vec::new();
+/// dama_protocol::run("hub\ninit\nping\nquit\n".as_bytes(), &mut out)?;
+/// let out = String::from_utf8(out).unwrap();
+/// assert!(out.starts_with("id name=dama"));
+/// assert!(out.ends_with("wait\nready\npong\n"));
+/// # Ok::<_, dama_protocol::Error>(())
+/// ```
+///
+/// # Errors
+/// Only a failure to start a thread or to write the output (the GUI is gone); bad input is
+/// answered with `error` lines.
+pub fn run<R, W>(input: R, output: W) -> Result<(), Error>
+where
+    R: Read + Send + 'static,
+    W: Write,
+{
+    let (tx, rx) = mpsc::channel();
+    reader::spawn(input, MAX_LINE, tx.clone(), Event::Input)?;
+    let searcher = Searcher::spawn(tx)?;
+    let mut controller = Controller::new(output, rx, searcher);
+    let result = controller.run();
+    controller.shutdown();
+    result
+}
+
+/// The engine's parameters, as `set-param` changes them.
+#[derive(Clone, Debug)]
+struct Settings {
+    variant: Variant,
+    level: Level,
+    hash: i64,
+    threads: i64,
+    seed: i64,
+    multipv: i64,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            variant: Variant::Italian,
+            level: Level::Hard,
+            hash: dama_search::Engine::DEFAULT_HASH_MIB as i64,
+            threads: 1,
+            seed: 0,
+            multipv: 1,
+        }
+    }
+}
+
+/// The search in progress.
+struct Running {
+    id: u64,
+    /// `done` waits for `stop` (analysis, infinite limits).
+    hold: bool,
+    /// Pondering: `done` waits for `ponder-hit` or `stop`.
+    pondering: bool,
+    /// A `stop` was received (or a later `go` is waiting).
+    stopped: bool,
+    /// A level's choice: no `info` was streamed, one is printed with `done`.
+    summary: bool,
+    signals: Signals,
+    /// The result, kept until the client may have it.
+    held: Option<Result<SearchResult, String>>,
+}
+
+enum Flow {
+    Continue,
+    Quit,
+}
+
+struct Controller<W: Write> {
+    out: W,
+    events: Receiver<Event>,
+    searcher: Option<Searcher>,
+    settings: Settings,
+    game: Game,
+    limits: Option<Limits>,
+    running: Option<Running>,
+    /// `go`s received during a search, started in turn.
+    pending: VecDeque<(SearchJob, GoMode)>,
+    next_id: u64,
+}
+
+impl<W: Write> Controller<W> {
+    fn new(out: W, events: Receiver<Event>, searcher: Searcher) -> Controller<W> {
+        Controller {
+            out,
+            events,
+            searcher: Some(searcher),
+            settings: Settings::default(),
+            game: Game::new(),
+            limits: None,
+            running: None,
+            pending: VecDeque::new(),
+            next_id: 1,
+        }
+    }
+
+    fn run(&mut self) -> Result<(), Error> {
+        while let Ok(event) = self.events.recv() {
+            let flow = match event {
+                Event::Input(Input::Line(line)) => self.line(&line)?,
+                Event::Input(Input::TooLong(bytes)) => {
+                    self.error(&Error::LineTooLong {
+                        bytes,
+                        limit: MAX_LINE,
+                    })?;
+                    Flow::Continue
+                }
+                Event::Input(Input::Eof) => {
+                    tracing::debug!("end of input");
+                    Flow::Quit
+                }
+                Event::Search(e) => {
+                    self.search_event(e)?;
+                    Flow::Continue
+                }
+            };
+            if let Flow::Quit = flow {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Stops any search and ends the searcher thread.
+    fn shutdown(&mut self) {
+        if let Some(r) = &self.running {
+            r.signals.stop.store(true, Ordering::Relaxed);
+        }
+        for (job, _) in &self.pending {
+            job.signals.stop.store(true, Ordering::Relaxed);
+        }
+        self.searcher = None;
+    }
+
+    fn send(&mut self, r: &Response) -> Result<(), Error> {
+        writeln!(self.out, "{r}")?;
+        self.out.flush()?;
+        Ok(())
+    }
+
+    fn error(&mut self, e: &Error) -> Result<(), Error> {
+        tracing::debug!("error: {e}");
+        let mut message = e.to_string();
+        if message.chars().count() > MAX_MESSAGE {
+            message = message.chars().take(MAX_MESSAGE).collect::<String>() + "…";
+        }
+        self.send(&Response::Error(message))
+    }
+
+    fn job(&self, job: Job) {
+        if let Some(s) = &self.searcher {
+            s.send(job);
+        }
+    }
+
+    fn line(&mut self, text: &str) -> Result<Flow, Error> {
+        tracing::debug!(line = %excerpt(text), "received");
+        match Command::parse(text) {
+            Ok(None) => Ok(Flow::Continue),
+            Ok(Some(command)) => self.command(command),
+            Err(e) => {
+                self.error(&e)?;
+                if is_go(text) {
+                    // A `go` always gets its `done`, even one that cannot be read.
+                    self.send(&Response::Done {
+                        mv: None,
+                        ponder: None,
+                    })?;
+                }
+                Ok(Flow::Continue)
+            }
+        }
+    }
+
+    fn command(&mut self, command: Command) -> Result<Flow, Error> {
+        match command {
+            Command::Hub => self.hub()?,
+            Command::Init => {
+                self.job(Job::Init);
+                self.send(&Response::Ready)?;
+            }
+            Command::SetParam { name, value } => {
+                if let Err(e) = self.set_param(&name, &value) {
+                    self.error(&e)?;
+                }
+            }
+            Command::Pos { position, moves } => match self.replay(position, &moves) {
+                Ok(game) => self.game = game,
+                Err(e) => self.error(&e)?,
+            },
+            Command::Level(limits) => self.limits = Some(limits),
+            Command::Go(mode) => self.go(mode)?,
+            Command::PonderHit => self.ponder_hit()?,
+            Command::Stop => self.stop()?,
+            Command::Ping => self.send(&Response::Pong)?,
+            Command::NewGame => {
+                self.stop()?;
+                self.job(Job::NewGame);
+                self.game = Game::from_position(self.settings.variant, Position::start());
+            }
+            Command::Quit => return Ok(Flow::Quit),
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn hub(&mut self) -> Result<(), Error> {
+        self.send(&Response::Id {
+            name: "dama".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            author: "the dama authors".into(),
+            country: "Italy".into(),
+        })?;
+        let s = self.settings.clone();
+        let enum_param = |name: &str, value: &str, values: Vec<String>| Response::Param {
+            name: name.into(),
+            value: value.into(),
+            kind: ParamType::Enum { values },
+        };
+        let int_param = |name: &str, value: i64, min: i64, max: i64| Response::Param {
+            name: name.into(),
+            value: value.to_string(),
+            kind: ParamType::Int { min, max },
+        };
+        let params = [
+            enum_param(
+                "variant",
+                s.variant.name(),
+                Variant::ALL.iter().map(|v| v.name().to_string()).collect(),
+            ),
+            enum_param(
+                "level",
+                s.level.name(),
+                Level::ALL.iter().map(|l| l.name().to_string()).collect(),
+            ),
+            int_param("hash", s.hash, 1, MAX_HASH_MIB),
+            int_param("threads", s.threads, 1, MAX_THREADS),
+            int_param("seed", s.seed, 0, MAX_SEED),
+            int_param("multipv", s.multipv, 1, MAX_MULTIPV),
+        ];
+        for p in &params {
+            self.send(p)?;
+        }
+        self.send(&Response::Wait)
+    }
+
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), Error> {
+        let bad = |expected: String| Error::BadValue {
+            command: "set-param",
+            argument: name.to_string(),
+            value: excerpt(value),
+            expected,
+        };
+        let int = |min: i64, max: i64| {
+            value
+                .trim()
+                .parse::<i64>()
+                .ok()
+                .filter(|n| (min..=max).contains(n))
+                .ok_or_else(|| bad(format!("a whole number in {min}..={max}")))
+        };
+        match name {
+            "variant" => {
+                let v: Variant = value.parse().map_err(|_| {
+                    let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+                    bad(format!("one of {}", names.join(", ")))
+                })?;
+                self.settings.variant = v;
+                self.game = Game::from_position(v, Position::start());
+            }
+            "level" => {
+                self.settings.level = value.parse().map_err(|_| {
+                    bad("novice, easy, normal, strong or hard (or 1..5)".to_string())
+                })?;
+            }
+            "hash" => {
+                self.settings.hash = int(1, MAX_HASH_MIB)?;
+                self.job(Job::Hash(self.settings.hash as usize));
+            }
+            "threads" => {
+                self.settings.threads = int(1, MAX_THREADS)?;
+                self.job(Job::Threads(self.settings.threads as usize));
+            }
+            "seed" => {
+                self.settings.seed = int(0, MAX_SEED)?;
+                self.job(Job::Seed(self.settings.seed as u64));
+            }
+            "multipv" => {
+                self.settings.multipv = int(1, MAX_MULTIPV)?;
+                self.job(Job::MultiPv(self.settings.multipv as usize));
+            }
+            other => tracing::debug!(name = %excerpt(other), "unknown parameter ignored"),
+        }
+        Ok(())
+    }
+
+    /// The game from `start` after `moves`, each in Hub text.
+    fn replay(&self, start: Position, moves: &[String]) -> Result<Game, Error> {
+        let variant = self.settings.variant;
+        let mut game = Game::from_position(variant, start);
+        for (i, text) in moves.iter().enumerate() {
+            let bad = |reason| Error::BadMove {
+                index: i + 1,
+                count: moves.len(),
+                reason,
+            };
+            let pos = *game.position();
+            let m =
+                dama_rules::with_rules!(variant, R => parse_move::<R>(&pos, text, MoveFormat::Hub))
+                    .map_err(|e| bad(shorten(e)))?;
+            if let Err(e) = game.play(m) {
+                match e {
+                    // The GUI is the arbiter: a game it goes on with after a draw by dama's
+                    // count goes on here too, from the position reached.
+                    dama_rules::Error::GameOver { .. } => {
+                        game = Game::from_position(variant, pos);
+                        game.play(m).map_err(bad)?;
+                    }
+                    e => return Err(bad(e)),
+                }
+            }
+        }
+        Ok(game)
+    }
+
+    fn go(&mut self, mode: GoMode) -> Result<(), Error> {
+        let game = match searchable(&self.game) {
+            Ok(g) => g,
+            Err(e) => {
+                self.error(&e)?;
+                return self.send(&Response::Done {
+                    mv: None,
+                    ponder: None,
+                });
+            }
+        };
+        let limits = match mode {
+            GoMode::Analyze => Limits::infinite(),
+            _ => self
+                .limits
+                .unwrap_or_else(|| Limits::move_time(DEFAULT_MOVE_TIME)),
+        };
+        let signals = Signals::default();
+        signals
+            .pondering
+            .store(mode == GoMode::Ponder, Ordering::Relaxed);
+        let job = SearchJob {
+            id: self.next_id,
+            game,
+            limits,
+            level: self.settings.level,
+            stream: mode == GoMode::Analyze || self.settings.level == Level::Hard,
+            signals,
+        };
+        self.next_id += 1;
+        self.pending.push_back((job, mode));
+        if let Some(r) = &mut self.running {
+            // A `go` during a search: the running one answers now, this one follows.
+            r.stopped = true;
+            r.signals.stop.store(true, Ordering::Relaxed);
+            if let Some(result) = r.held.take() {
+                self.finish(result)?;
+            }
+            Ok(())
+        } else {
+            self.start_next();
+            Ok(())
+        }
+    }
+
+    fn start_next(&mut self) {
+        let Some((job, mode)) = self.pending.pop_front() else {
+            return;
+        };
+        let stopped = !self.pending.is_empty();
+        if stopped {
+            job.signals.stop.store(true, Ordering::Relaxed);
+        }
+        self.running = Some(Running {
+            id: job.id,
+            hold: mode == GoMode::Analyze || job.limits.is_infinite(),
+            pondering: mode == GoMode::Ponder,
+            stopped,
+            summary: !job.stream,
+            signals: job.signals.clone(),
+            held: None,
+        });
+        self.job(Job::Search(Box::new(job)));
+    }
+
+    fn stop(&mut self) -> Result<(), Error> {
+        let Some(r) = &mut self.running else {
+            return Ok(());
+        };
+        r.stopped = true;
+        r.signals.stop.store(true, Ordering::Relaxed);
+        if let Some(result) = r.held.take() {
+            self.finish(result)?;
+        }
+        Ok(())
+    }
+
+    fn ponder_hit(&mut self) -> Result<(), Error> {
+        let Some(r) = &mut self.running else {
+            return Ok(());
+        };
+        if !r.pondering {
+            return Ok(());
+        }
+        r.pondering = false;
+        r.signals.pondering.store(false, Ordering::Relaxed);
+        if !r.hold {
+            if let Some(result) = r.held.take() {
+                self.finish(result)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn search_event(&mut self, event: SearchEvent) -> Result<(), Error> {
+        match event {
+            SearchEvent::Info { id, info } => {
+                if self.running.as_ref().is_some_and(|r| r.id == id) {
+                    self.send(&Response::Info(InfoLine::from(&info)))?;
+                }
+            }
+            SearchEvent::Done { id, result } => {
+                let Some(r) = self.running.as_mut().filter(|r| r.id == id) else {
+                    return Ok(());
+                };
+                if (r.hold || r.pondering) && !r.stopped {
+                    r.held = Some(result);
+                } else {
+                    self.finish(result)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends the running search's result and starts the next `go`, if any.
+    fn finish(&mut self, result: Result<SearchResult, String>) -> Result<(), Error> {
+        let summary = self.running.take().is_some_and(|r| r.summary);
+        match result {
+            Ok(r) => {
+                if summary && r.depth > 0 {
+                    self.send(&Response::Info(InfoLine {
+                        depth: r.depth,
+                        multipv: 1,
+                        score: r.score,
+                        nodes: r.nodes,
+                        time: r.time,
+                        nps: (r.nodes as f64 / r.time.as_secs_f64().max(1e-6)) as u64,
+                        pv: r.pv.clone(),
+                    }))?;
+                }
+                self.send(&Response::Done {
+                    mv: r.best,
+                    ponder: r.ponder,
+                })?;
+            }
+            Err(why) => {
+                self.error(&Error::SearchFailed { why })?;
+                self.send(&Response::Done {
+                    mv: None,
+                    ponder: None,
+                })?;
+            }
+        }
+        self.start_next();
+        Ok(())
+    }
+}
+
+/// The game to search: refused when the side to move has no move; a game over by a draw
+/// rule (which the GUI did not apply) is searched from its position.
+fn searchable(game: &Game) -> Result<Game, Error> {
+    if game.legal_moves().is_empty() {
+        let why = game
+            .outcome()
+            .map_or_else(|| "the game is over".to_string(), |o| o.to_string());
+        return Err(Error::NoLegalMove { why });
+    }
+    if game.outcome().is_some() {
+        return Ok(Game::from_position(game.variant(), *game.position()));
+    }
+    Ok(game.clone())
+}
+
+/// Keeps a rules error quoting a huge move text readable.
+fn shorten(e: dama_rules::Error) -> dama_rules::Error {
+    match e {
+        dama_rules::Error::MalformedMove { text } => dama_rules::Error::MalformedMove {
+            text: excerpt(&text),
+        },
+        other => other,
+    }
+}

@@ -1,0 +1,234 @@
+//! The searcher thread: owns the [`Engine`] and runs one search at a time, reporting through
+//! the controller's event channel. It never prints.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Sender};
+use std::thread::JoinHandle;
+
+use dama_rules::Game;
+use dama_search::{Engine, Info, Level, Limits, SearchResult, Signals};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::controller::Event;
+
+/// One search to run.
+pub(crate) struct SearchJob {
+    /// Tells this search's events apart from earlier ones.
+    pub id: u64,
+    pub game: Game,
+    pub limits: Limits,
+    pub level: Level,
+    /// Full strength with an `info` per iteration (Hard, or analysis), rather than a level's
+    /// choice.
+    pub stream: bool,
+    pub signals: Signals,
+}
+
+/// Work for the searcher thread, done in order.
+pub(crate) enum Job {
+    Search(Box<SearchJob>),
+    /// Allocate the table now if not done yet (at `init`).
+    Init,
+    Hash(usize),
+    Threads(usize),
+    MultiPv(usize),
+    /// Seed of the level choices; 0 draws a fresh seed at each new game.
+    Seed(u64),
+    NewGame,
+}
+
+/// What the searcher reports.
+#[derive(Debug)]
+pub(crate) enum SearchEvent {
+    Info {
+        id: u64,
+        info: Info,
+    },
+    Done {
+        id: u64,
+        result: Result<SearchResult, String>,
+    },
+}
+
+/// The controller's handle on the searcher thread.
+pub(crate) struct Searcher {
+    jobs: Option<Sender<Job>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Searcher {
+    /// Starts the thread; it ends when the handle is dropped.
+    pub fn spawn(events: Sender<Event>) -> std::io::Result<Searcher> {
+        let (jobs, rx) = mpsc::channel::<Job>();
+        let handle = std::thread::Builder::new()
+            .name("hub-searcher".into())
+            .spawn(move || {
+                let mut state = State::new();
+                while let Ok(job) = rx.recv() {
+                    if !state.run(job, &events) {
+                        break;
+                    }
+                }
+            })?;
+        Ok(Searcher {
+            jobs: Some(jobs),
+            handle: Some(handle),
+        })
+    }
+
+    /// Queues `job`; it runs after the jobs before it.
+    pub fn send(&self, job: Job) {
+        if let Some(jobs) = &self.jobs {
+            if jobs.send(job).is_err() {
+                tracing::warn!("the searcher thread is gone");
+            }
+        }
+    }
+}
+
+impl Drop for Searcher {
+    fn drop(&mut self) {
+        self.jobs = None;
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// The searcher thread's state: the engine (made at `init` or at the first search, so that
+/// an idle engine holds no table) and its settings.
+struct State {
+    engine: Option<Engine>,
+    hash: usize,
+    threads: usize,
+    multipv: usize,
+    seed: u64,
+    rng: ChaCha8Rng,
+}
+
+impl State {
+    fn new() -> State {
+        State {
+            engine: None,
+            hash: Engine::DEFAULT_HASH_MIB,
+            threads: 1,
+            multipv: 1,
+            seed: 0,
+            rng: rng_for(0),
+        }
+    }
+
+    fn engine(&mut self) -> &mut Engine {
+        let (hash, threads, multipv) = (self.hash, self.threads, self.multipv);
+        self.engine.get_or_insert_with(|| {
+            tracing::debug!(hash, threads, multipv, "allocating the engine");
+            let mut e = Engine::with_hash(hash);
+            e.set_threads(threads);
+            e.set_multipv(multipv);
+            e
+        })
+    }
+
+    /// Runs one job; `false` when the controller is gone.
+    fn run(&mut self, job: Job, events: &Sender<Event>) -> bool {
+        match job {
+            Job::Search(job) => {
+                let id = job.id;
+                let result =
+                    catch_unwind(AssertUnwindSafe(|| self.search(&job, events))).map_err(|panic| {
+                        // The engine may be half-updated: start afresh.
+                        self.engine = None;
+                        panic_text(&panic)
+                    });
+                return events
+                    .send(Event::Search(SearchEvent::Done { id, result }))
+                    .is_ok();
+            }
+            Job::Init => {
+                self.engine();
+            }
+            Job::Hash(mib) => {
+                self.hash = mib;
+                if let Some(e) = &mut self.engine {
+                    e.set_hash(mib);
+                }
+            }
+            Job::Threads(n) => {
+                self.threads = n;
+                if let Some(e) = &mut self.engine {
+                    e.set_threads(n);
+                }
+            }
+            Job::MultiPv(n) => {
+                self.multipv = n;
+                if let Some(e) = &mut self.engine {
+                    e.set_multipv(n);
+                }
+            }
+            Job::Seed(seed) => {
+                self.seed = seed;
+                self.rng = rng_for(seed);
+            }
+            Job::NewGame => {
+                if let Some(e) = &mut self.engine {
+                    e.clear();
+                }
+                self.rng = rng_for(self.seed);
+            }
+        }
+        true
+    }
+
+    fn search(&mut self, job: &SearchJob, events: &Sender<Event>) -> SearchResult {
+        tracing::debug!(id = job.id, limits = ?job.limits, level = %job.level, "search starts");
+        let result = if job.stream {
+            let id = job.id;
+            let mut on_info = |info: &Info| {
+                let _ = events.send(Event::Search(SearchEvent::Info {
+                    id,
+                    info: info.clone(),
+                }));
+            };
+            self.engine()
+                .search_with(&job.game, &job.limits, &job.signals, &mut on_info)
+        } else {
+            let mut rng = self.rng.clone();
+            let r =
+                self.engine()
+                    .play_level(&job.game, job.level, &job.limits, &job.signals, &mut rng);
+            self.rng = rng;
+            r
+        };
+        tracing::debug!(
+            id = job.id,
+            depth = result.depth,
+            nodes = result.nodes,
+            stopped = job.signals.stop.load(Ordering::Relaxed),
+            "search ends"
+        );
+        result
+    }
+}
+
+/// The generator of level choices for `seed`; seed 0 draws one from the clock.
+fn rng_for(seed: u64) -> ChaCha8Rng {
+    let seed = if seed == 0 {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        t ^ u64::from(std::process::id()).rotate_left(32)
+    } else {
+        seed
+    };
+    ChaCha8Rng::seed_from_u64(seed)
+}
+
+fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "the search thread panicked".into())
+}
