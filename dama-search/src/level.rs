@@ -49,25 +49,25 @@ pub struct LevelProfile {
 pub const PROFILES: [LevelProfile; 5] = [
     LevelProfile {
         depth: Some(2),
-        nodes: Some(500),
+        nodes: Some(300),
         margin: 80,
         temperature: 40,
     },
     LevelProfile {
         depth: Some(4),
-        nodes: Some(4_000),
+        nodes: Some(1_500),
         margin: 40,
         temperature: 20,
     },
     LevelProfile {
         depth: Some(8),
-        nodes: Some(30_000),
+        nodes: Some(8_000),
         margin: 15,
         temperature: 8,
     },
     LevelProfile {
-        depth: Some(16),
-        nodes: Some(150_000),
+        depth: Some(14),
+        nodes: Some(40_000),
         margin: 0,
         temperature: 0,
     },

@@ -37,13 +37,18 @@ pub mod weights;
 use std::time::Duration;
 
 use dama_rules::{Game, Move};
-use rand_chacha::ChaCha8Rng;
 
 pub use control::{Knobs, Signals};
 pub use level::{Level, LevelProfile, PROFILES};
 pub use limits::{Clock, Limits, TimeControl};
 pub use score::Score;
 pub use tt::Table;
+
+/// The trait that gives [`ChaCha8Rng::seed_from_u64`].
+pub use rand::SeedableRng;
+/// The seeded generator the levels choose with, re-exported so that embedders need not
+/// depend on `rand_chacha` themselves (`ChaCha8Rng::seed_from_u64(seed)`).
+pub use rand_chacha::ChaCha8Rng;
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
