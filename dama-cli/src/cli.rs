@@ -2,9 +2,11 @@
 
 use std::path::PathBuf;
 
+use clap::builder::PossibleValue;
 use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use dama_rules::Variant;
+use dama_search::Level;
 
 /// dama: Italian draughts (dama italiana) engine and tools.
 #[derive(Parser, Debug)]
@@ -25,6 +27,26 @@ fn variant_parser() -> impl TypedValueParser<Value = Variant> {
     })
 }
 
+/// Parses `--level`: a level name or its number 1..5.
+pub fn level_parser() -> impl TypedValueParser<Value = Level> {
+    let names = Level::ALL.map(|l| PossibleValue::new(l.name()).help(level_help(l)));
+    let numbers = ["1", "2", "3", "4", "5"].map(|n| PossibleValue::new(n).hide(true));
+    clap::builder::PossibleValuesParser::new(names.into_iter().chain(numbers)).map(|name| {
+        name.parse()
+            .expect("the parser only lets level names and numbers through")
+    })
+}
+
+fn level_help(level: Level) -> &'static str {
+    match level {
+        Level::Novice => "1: shallow, often not the best move",
+        Level::Easy => "2: a beginner's opponent",
+        Level::Normal => "3: a club player's opponent",
+        Level::Strong => "4: deep and exact",
+        Level::Hard => "5: full strength, a second a move",
+    }
+}
+
 /// How moves are written.
 #[derive(Copy, Clone, Debug, ValueEnum, Default, PartialEq, Eq)]
 pub enum FormatArg {
@@ -38,6 +60,41 @@ pub enum FormatArg {
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Play Italian draughts against the computer, full screen (or plain text with --plain).
+    ///
+    /// You have the light pieces at the bottom and move first. Select a piece with the arrow
+    /// keys and Enter or a click, then a square it may go to (a multi-jump one landing at a
+    /// time); or press `:` and type a square number or a whole move (`22-18`, `22x13`). Keys
+    /// 1-5 set the level (remembered for the next game), n starts a new game, q quits.
+    #[command(after_help = "Examples:
+  dama play                       the full-screen game
+  dama play --level hard          start at Hard (keys 1-5 change it)
+  dama play --plain --level 1 --seed 7 < moves.txt
+                                  a scripted, reproducible game as text
+
+Plain mode: before each of your moves it prints the board and `fen <FEN>`; give one move a
+line (Hub or PDN text), or `level N`. A refused move prints `illegal <reason>`; the computer's
+moves print `computer <move>`; the end prints `result <1-0|0-1|1/2-1/2> score <points>`
+(10 points per piece you captured; a win adds 100 + 50 x the level number).")]
+    Play {
+        /// Plain text on standard input and output instead of the full screen.
+        #[arg(long)]
+        plain: bool,
+        /// The computer's level (a name or 1..5); by default the last one chosen (full
+        /// screen) or normal (plain).
+        #[arg(long, value_parser = level_parser())]
+        level: Option<Level>,
+        /// Seed of the computer's choices: the same seed and moves give the same game.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Start from this position (PDN-style FEN) instead of the start; you play the side
+        /// to move.
+        #[arg(long)]
+        fen: Option<String>,
+        /// The rules.
+        #[arg(long, default_value = "italian", value_parser = variant_parser())]
+        variant: Variant,
+    },
     /// List the legal moves of a position, one per line.
     Moves {
         /// The rules.

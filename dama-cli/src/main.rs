@@ -6,6 +6,7 @@ mod cli;
 mod commands;
 mod error;
 mod exit;
+mod play;
 
 use std::process::ExitCode;
 

@@ -27,6 +27,19 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             divide,
         } => Ok(perft::run(variant, fen.as_deref(), depth, divide)?),
         Command::Pdn { variant, action } => Ok(pdn::run(variant, action)?),
+        Command::Play {
+            plain,
+            level,
+            seed,
+            fen,
+            variant,
+        } => crate::play::run(crate::play::Options {
+            plain,
+            level,
+            seed,
+            start: position(fen.as_deref())?,
+            variant,
+        }),
     }
 }
 
