@@ -11,6 +11,9 @@ pub enum CliError {
     /// Standard input could not be read.
     #[error("cannot read standard input: {0}")]
     Input(#[source] io::Error),
+    /// An argument or a file that cannot be used, with what was wrong.
+    #[error("{0}")]
+    Usage(String),
     /// Something that should not happen (a search answering another position).
     #[error("internal error: {0}")]
     Internal(String),
