@@ -15,6 +15,9 @@ pub struct Cli {
     /// Log filter for stderr (e.g. `debug`); defaults to RUST_LOG, then `warn`.
     #[arg(long, global = true)]
     pub log_level: Option<String>,
+    /// More logs on stderr: -v info, -vv debug, -vvv trace (--log-level and RUST_LOG win).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
     #[command(subcommand)]
     pub command: Command,
 }

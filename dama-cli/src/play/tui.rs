@@ -462,14 +462,13 @@ impl App {
                 } else {
                     Tc::Black
                 };
-                (
-                    fg,
-                    if p.role == Role::King {
-                        " ♛  "
-                    } else {
-                        " ●  "
-                    },
-                )
+                let glyph = match (p.color, p.role) {
+                    (Color::White, Role::Man) => " ○  ",
+                    (Color::White, Role::King) => " ♔  ",
+                    (Color::Black, Role::Man) => " ●  ",
+                    (Color::Black, Role::King) => " ♚  ",
+                };
+                (fg, glyph)
             }
             None if self.model.targets().contains(sq) => (Tc::Black, " +  "),
             None if captured_last => (Tc::Black, " ×  "),
