@@ -5,7 +5,7 @@
 //! "losses", "games", "score", "elo", "elo_error"}}` (`score` is 0..1 for the first player;
 //! `elo` and `elo_error` are null when one side scored everything).
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -113,6 +113,31 @@ fn factory(spec: &PlayerSpec, extra: Limits, seed: u64) -> impl Fn() -> Box<dyn 
     }
 }
 
+/// A player that counts the games it starts and shows the count on stderr (a terminal).
+struct Counted {
+    inner: Box<dyn Player>,
+    started: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    total: usize,
+}
+
+impl Player for Counted {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn new_game(&mut self) {
+        let n = self
+            .started
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        eprint!("\rgame {}/{} ", (n + 1).min(self.total), self.total);
+        self.inner.new_game();
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+        self.inner.choose(game)
+    }
+}
+
 /// Openings from a file: one per line, the moves from the start separated by spaces.
 fn read_openings(path: &std::path::Path, variant: Variant) -> Result<Vec<Vec<Move>>, CliError> {
     let mut out = Vec::new();
@@ -181,11 +206,29 @@ pub fn run(o: Options) -> Result<Status, CliError> {
     };
     let first = factory(&o.first, extra, o.seed.wrapping_mul(2) + 1);
     let second = factory(&o.second, extra, o.seed.wrapping_mul(2) + 1_000_003);
+    let started = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let progress = std::io::stderr().is_terminal();
+    let total = config.games;
+    let first = move || -> Box<dyn Player> {
+        let inner = first();
+        if progress {
+            Box::new(Counted {
+                inner,
+                started: started.clone(),
+                total,
+            })
+        } else {
+            inner
+        }
+    };
     let result = if config.games == 0 {
         MatchResult::default()
     } else {
         play_match(&first, &second, &config)
     };
+    if progress {
+        eprintln!();
+    }
     if let Some(path) = &o.pdn {
         let text: Vec<&str> = result.games.iter().map(|g| g.pdn.as_str()).collect();
         std::fs::write(path, text.join("\n"))
