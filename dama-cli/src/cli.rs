@@ -2,9 +2,11 @@
 
 use std::path::PathBuf;
 
+use clap::builder::PossibleValue;
 use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use dama_rules::Variant;
+use dama_search::Level;
 
 /// dama: Italian draughts (dama italiana) engine and tools.
 #[derive(Parser, Debug)]
@@ -13,6 +15,9 @@ pub struct Cli {
     /// Log filter for stderr (e.g. `debug`); defaults to RUST_LOG, then `warn`.
     #[arg(long, global = true)]
     pub log_level: Option<String>,
+    /// More logs on stderr: -v info, -vv debug, -vvv trace (--log-level and RUST_LOG win).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -23,6 +28,26 @@ fn variant_parser() -> impl TypedValueParser<Value = Variant> {
         name.parse()
             .expect("the parser only lets listed variant names through")
     })
+}
+
+/// Parses `--level`: a level name or its number 1..5.
+pub fn level_parser() -> impl TypedValueParser<Value = Level> {
+    let names = Level::ALL.map(|l| PossibleValue::new(l.name()).help(level_help(l)));
+    let numbers = ["1", "2", "3", "4", "5"].map(|n| PossibleValue::new(n).hide(true));
+    clap::builder::PossibleValuesParser::new(names.into_iter().chain(numbers)).map(|name| {
+        name.parse()
+            .expect("the parser only lets level names and numbers through")
+    })
+}
+
+fn level_help(level: Level) -> &'static str {
+    match level {
+        Level::Novice => "1: shallow, often not the best move",
+        Level::Easy => "2: a beginner's opponent",
+        Level::Normal => "3: a club player's opponent",
+        Level::Strong => "4: deep and exact",
+        Level::Hard => "5: full strength, a second a move",
+    }
 }
 
 /// How moves are written.
@@ -38,6 +63,41 @@ pub enum FormatArg {
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Play Italian draughts against the computer, full screen (or plain text with --plain).
+    ///
+    /// You have the light pieces at the bottom and move first. Select a piece with the arrow
+    /// keys and Enter or a click, then a square it may go to (a multi-jump one landing at a
+    /// time); or press `:` and type a square number or a whole move (`22-18`, `22x13`). Keys
+    /// 1-5 set the level (remembered for the next game), n starts a new game, q quits.
+    #[command(after_help = "Examples:
+  dama play                       the full-screen game
+  dama play --level hard          start at Hard (keys 1-5 change it)
+  dama play --plain --level 1 --seed 7 < moves.txt
+                                  a scripted, reproducible game as text
+
+Plain mode: before each of your moves it prints the board and `fen <FEN>`; give one move a
+line (Hub or PDN text), or `level N`. A refused move prints `illegal <reason>`; the computer's
+moves print `computer <move>`; the end prints `result <1-0|0-1|1/2-1/2> score <points>`
+(10 points per piece you captured; a win adds 100 + 50 x the level number).")]
+    Play {
+        /// Plain text on standard input and output instead of the full screen.
+        #[arg(long)]
+        plain: bool,
+        /// The computer's level (a name or 1..5); by default the last one chosen (full
+        /// screen) or normal (plain).
+        #[arg(long, value_parser = level_parser())]
+        level: Option<Level>,
+        /// Seed of the computer's choices: the same seed and moves give the same game.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Start from this position (PDN-style FEN) instead of the start; you play the side
+        /// to move.
+        #[arg(long)]
+        fen: Option<String>,
+        /// The rules.
+        #[arg(long, default_value = "italian", value_parser = variant_parser())]
+        variant: Variant,
+    },
     /// List the legal moves of a position, one per line.
     Moves {
         /// The rules.
@@ -71,6 +131,136 @@ pub enum Command {
         #[arg(long)]
         divide: bool,
     },
+    /// Search a position: progress lines (depth, score, pv) and the best move.
+    #[command(after_help = "Examples:
+  dama analyze --fen \"W:W22,29:B18,9\" --depth 12
+  dama analyze --time 5 --multipv 3                 the start position, three best lines
+  dama analyze --pdn game.pdn --ply 20 --json       JSON Lines: info..., bestmove
+  dama analyze --pdn game.pdn --annotate --depth 10 > annotated.pdn
+  echo \"B:W18:B11\" | dama analyze --nodes 100000
+
+With no limit it thinks for one second (--annotate: depth 10 a position).")]
+    Analyze {
+        #[command(flatten)]
+        position: PositionArgs,
+        /// Deepest iteration, in plies.
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Seconds to think.
+        #[arg(long)]
+        time: Option<f64>,
+        /// Nodes to search.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Choose as this level of the game would (its budget and its margin of choice).
+        #[arg(long, value_parser = level_parser(), conflicts_with = "multipv")]
+        level: Option<Level>,
+        /// Report the best K lines.
+        #[arg(long, default_value_t = 1)]
+        multipv: usize,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// JSON Lines: `{"type": "info"|"bestmove", "data": {...}}`.
+        #[arg(long)]
+        json: bool,
+        /// Write the PDN game back with each move's score and the engine's better move.
+        #[arg(long, requires = "pdn", conflicts_with_all = ["json", "ply"])]
+        annotate: bool,
+        /// With --annotate: name a better move when the move played loses more than this
+        /// many men.
+        #[arg(long, default_value_t = 0.5, requires = "annotate")]
+        margin: f64,
+    },
+    /// Play games between two players and print the result with the Elo difference.
+    ///
+    /// A player is `level:<novice|easy|normal|strong|hard>`, or full strength under a limit:
+    /// `depth:N`, `nodes:N` or `time:SECONDS`. Each opening is played twice, once with each
+    /// colour.
+    #[command(after_help = "Examples:
+  dama match level:strong level:normal --games 100 --concurrency 2
+  dama match level:hard depth:8 --movetime 0.2 --pdn games.pdn
+  dama match level:easy level:novice --games 1000 --shard 3/10 --pdn part3.pdn
+  dama pdn stats part*.pdn                          the merged result of the shards
+
+The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1.")]
+    Match {
+        /// The first player (the result is its).
+        player1: String,
+        /// The second player.
+        player2: String,
+        /// Games in all (rounded up to an even number).
+        #[arg(long, default_value_t = 20)]
+        games: usize,
+        /// Seconds a move (for every player; Hard needs a limit, else it thinks 1 s).
+        #[arg(long)]
+        movetime: Option<f64>,
+        /// A node limit a move for every player.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Games played at the same time.
+        #[arg(long, alias = "parallel", default_value_t = 1)]
+        concurrency: usize,
+        /// Openings: one a line, the moves from the start (`22-18 10-14 ...`); by default
+        /// the built-in balanced Italian openings.
+        #[arg(long)]
+        openings: Option<PathBuf>,
+        /// Write every game to this PDN file.
+        #[arg(long)]
+        pdn: Option<PathBuf>,
+        /// JSON Lines: a `game` line per game, then the `result` line.
+        #[arg(long)]
+        json: bool,
+        /// Play only shard K of N (`K/N`): the match's opening pairs p with p mod N = K-1.
+        #[arg(long, value_parser = crate::commands::parse_shard)]
+        shard: Option<(usize, usize)>,
+        /// Seed of the opening order and of the levels' choices.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The rules.
+        #[arg(long, default_value = "italian", value_parser = variant_parser())]
+        variant: Variant,
+    },
+    /// Draw a position as coloured text, and as an SVG picture with --svg.
+    #[command(after_help = "Examples:
+  dama board                                        the start position
+  dama board --fen \"W:W22,29:B18,9\" --move 22x13 --svg board.svg
+  dama board --pdn game.pdn --game 2 --ply 31")]
+    Board {
+        #[command(flatten)]
+        position: PositionArgs,
+        /// Write an SVG picture of the board to this file.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Highlight this legal move (Hub or PDN text): start, end and captured squares.
+        #[arg(long = "move")]
+        highlight: Option<String>,
+        /// No colours, even on a terminal.
+        #[arg(long)]
+        plain: bool,
+    },
+    /// Run the Hub protocol loop on standard input and output (as `dama-engine` does).
+    Engine,
+    /// Search a fixed set of positions to a fixed depth: nodes, time, nodes/s and a signature.
+    #[command(after_help = "Examples:
+  dama bench                 depth 14, about a second and a half
+  dama bench --depth 16      longer and steadier nodes/s
+
+The signature (total nodes) is the same on every machine for the same code.")]
+    Bench {
+        /// The depth of every search.
+        #[arg(long, default_value_t = 14)]
+        depth: u32,
+    },
+    /// Print a shell completion script.
+    #[command(after_help = "Examples:
+  dama completions bash > ~/.local/share/bash-completion/completions/dama
+  dama completions zsh > ~/.zfunc/_dama")]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: ShellArg,
+    },
     /// Read PDN game files: check the games, list their positions, or rewrite them.
     ///
     /// Exit status: 0 when every game is good, 1 when a game is bad (each is reported with its
@@ -82,6 +272,42 @@ pub enum Command {
         #[command(subcommand)]
         action: PdnAction,
     },
+}
+
+/// Where `dama analyze` and `dama board` take their position from.
+#[derive(clap::Args, Debug)]
+pub struct PositionArgs {
+    /// The rules.
+    #[arg(long, default_value = "italian", value_parser = variant_parser())]
+    pub variant: Variant,
+    /// The position (PDN-style FEN). Without it and without --pdn, one FEN line is read from
+    /// standard input when it is not a terminal, else the start position is used.
+    #[arg(long, conflicts_with = "pdn")]
+    pub fen: Option<String>,
+    /// A PDN file (`-` for standard input): the position of game --game after --ply moves.
+    #[arg(long)]
+    pub pdn: Option<PathBuf>,
+    /// The game of the PDN file, from 1.
+    #[arg(long, default_value_t = 1, requires = "pdn")]
+    pub game: usize,
+    /// Moves of the PDN game played before the position (by default all of them).
+    #[arg(long, requires = "pdn")]
+    pub ply: Option<usize>,
+}
+
+/// A shell for `dama completions`.
+#[derive(Copy, Clone, Debug, ValueEnum)]
+pub enum ShellArg {
+    /// Bash.
+    Bash,
+    /// Zsh.
+    Zsh,
+    /// Fish.
+    Fish,
+    /// Elvish.
+    Elvish,
+    /// PowerShell.
+    Powershell,
 }
 
 /// What `dama pdn` does with a file.
@@ -101,5 +327,17 @@ pub enum PdnAction {
     Convert {
         /// The PDN file (`-` for standard input).
         file: PathBuf,
+    },
+    /// The match result of the games: wins, draws, losses, score, Elo (as `dama match`).
+    Stats {
+        /// The PDN files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Whose result: the name in the White/Black tags (by default the first game's White).
+        #[arg(long)]
+        player: Option<String>,
+        /// JSON: the `result` line of `dama match --json`.
+        #[arg(long)]
+        json: bool,
     },
 }

@@ -11,6 +11,18 @@ pub enum CliError {
     /// Standard input could not be read.
     #[error("cannot read standard input: {0}")]
     Input(#[source] io::Error),
+    /// An argument or a file that cannot be used, with what was wrong.
+    #[error("{0}")]
+    Usage(String),
+    /// Something that should not happen (a search answering another position).
+    #[error("internal error: {0}")]
+    Internal(String),
+    /// The terminal could not be driven.
+    #[error("cannot drive the terminal: {0}")]
+    Terminal(#[source] io::Error),
+    /// The full-screen game was asked for without a terminal.
+    #[error("the full-screen game needs a terminal on standard input and output; `dama play --plain` plays as text")]
+    NotATerminal,
     /// The output could not be written (a closed pipe, a full disk).
     #[error("cannot write the output: {0}")]
     Output(#[source] io::Error),

@@ -6,6 +6,7 @@ mod cli;
 mod commands;
 mod error;
 mod exit;
+mod play;
 
 use std::process::ExitCode;
 
@@ -13,7 +14,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
-    init_logging(args.log_level.as_deref());
+    init_logging(args.log_level.as_deref(), args.verbose);
     match commands::run(args.command) {
         Ok(code) => code.into(),
         Err(err) => {
@@ -24,11 +25,17 @@ fn main() -> ExitCode {
 }
 
 /// Logs go to stderr only; stdout carries results.
-fn init_logging(level: Option<&str>) {
+fn init_logging(level: Option<&str>, verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
     let filter = level
         .map(tracing_subscriber::EnvFilter::new)
         .or_else(|| tracing_subscriber::EnvFilter::try_from_default_env().ok())
-        .unwrap_or_else(|| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -1,13 +1,20 @@
 //! One module per subcommand.
 
+mod analyze;
+mod bench;
+mod board;
+mod matches;
 mod moves;
 mod pdn;
 mod perft;
+mod source;
+
+pub use matches::parse_shard;
 
 use dama_rules::notation::fen;
 use dama_rules::{Error, Position};
 
-use crate::cli::Command;
+use crate::cli::{Command, PdnAction, PositionArgs, ShellArg};
 use crate::error::CliError;
 use crate::exit::Status;
 
@@ -26,8 +33,133 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             depth,
             divide,
         } => Ok(perft::run(variant, fen.as_deref(), depth, divide)?),
+        Command::Pdn {
+            variant,
+            action:
+                PdnAction::Stats {
+                    files,
+                    player,
+                    json,
+                },
+        } => matches::stats(&files, player.as_deref(), variant, json),
         Command::Pdn { variant, action } => Ok(pdn::run(variant, action)?),
+        Command::Analyze {
+            position,
+            depth,
+            time,
+            nodes,
+            level,
+            multipv,
+            threads,
+            json,
+            annotate,
+            margin,
+        } => {
+            let budget = analyze::Budget {
+                depth,
+                time,
+                nodes,
+                level,
+            };
+            if annotate {
+                let path = position.pdn.as_deref().expect("clap requires --pdn");
+                let record = source::pdn_game(path, position.game, position.variant)?;
+                return analyze::annotate(&record, budget, threads, margin);
+            }
+            let game = game_of(&position)?;
+            let output = analyze::Output {
+                multipv,
+                threads,
+                json,
+            };
+            analyze::run(&game, budget, output)
+        }
+        Command::Match {
+            player1,
+            player2,
+            games,
+            movetime,
+            nodes,
+            concurrency,
+            openings,
+            pdn,
+            json,
+            shard,
+            seed,
+            variant,
+        } => matches::run(matches::Options {
+            first: player1.parse().map_err(CliError::Usage)?,
+            second: player2.parse().map_err(CliError::Usage)?,
+            games,
+            movetime,
+            nodes,
+            concurrency,
+            openings,
+            pdn,
+            json,
+            shard,
+            seed,
+            variant,
+        }),
+        Command::Board {
+            position,
+            svg,
+            highlight,
+            plain,
+        } => {
+            let mut game = game_of(&position)?;
+            let mv = match highlight {
+                Some(text) => {
+                    let m = game.play_text(&text)?;
+                    game.undo();
+                    Some(m)
+                }
+                None => None,
+            };
+            board::run(game.position(), mv, svg.as_deref(), plain)
+        }
+        Command::Engine => {
+            // The Hub loop owns stdout (the protocol); logs stay on stderr.
+            dama_protocol::run(std::io::stdin(), std::io::stdout().lock())
+                .map_err(|e| CliError::Internal(e.to_string()))?;
+            Ok(Status::Ok)
+        }
+        Command::Bench { depth } => bench::run(depth),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            use clap_complete::Shell;
+            let shell = match shell {
+                ShellArg::Bash => Shell::Bash,
+                ShellArg::Zsh => Shell::Zsh,
+                ShellArg::Fish => Shell::Fish,
+                ShellArg::Elvish => Shell::Elvish,
+                ShellArg::Powershell => Shell::PowerShell,
+            };
+            let mut cmd = crate::cli::Cli::command();
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "dama", &mut script);
+            std::io::Write::write_all(&mut std::io::stdout(), &script).map_err(CliError::Output)?;
+            Ok(Status::Ok)
+        }
+        Command::Play {
+            plain,
+            level,
+            seed,
+            fen,
+            variant,
+        } => crate::play::run(crate::play::Options {
+            plain,
+            level,
+            seed,
+            start: position(fen.as_deref())?,
+            variant,
+        }),
     }
+}
+
+/// The game of `dama analyze`'s or `dama board`'s position options.
+fn game_of(p: &PositionArgs) -> Result<dama_rules::Game, CliError> {
+    source::game(p.variant, p.fen.as_deref(), p.pdn.as_deref(), p.game, p.ply)
 }
 
 /// The position of a `--fen` argument, or the start position.

@@ -20,6 +20,7 @@ pub fn run(variant: Variant, action: PdnAction) -> Result<Status, Error> {
         PdnAction::Check { file } => (file, |_, _, _| Ok(())),
         PdnAction::Fens { file } => (file, fens),
         PdnAction::Convert { file } => (file, convert),
+        PdnAction::Stats { .. } => unreachable!("`dama pdn stats` is run by commands::matches"),
     };
     let check = matches!(action, PdnAction::Check { .. });
     let input = match open(path) {

@@ -1,0 +1,229 @@
+//! `dama analyze`: search a position and print the progress and the best move, or annotate
+//! a whole PDN game.
+//!
+//! `--json` prints JSON Lines, each `{"type": ..., "data": {...}}`:
+//! - `info` after each completed iteration (and multi-PV line): `depth`, `seldepth`,
+//!   `multipv`, `score` (hundredths of a man for the side to move; wins are 30000 minus the
+//!   plies to the end), `score_text` (`+0.35`, `win in 7`), `nodes`, `nps`, `time` (seconds),
+//!   `pv` (a list of Hub moves);
+//! - `bestmove` last: `move` (null when there is none), `score`, `score_text`, `depth`,
+//!   `nodes`, `nps`, `time`, `pv`, and `lines` (the multi-PV lines: `move`, `score`, `pv`).
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use dama_rules::notation::pdn::{self, Comment};
+use dama_rules::{Color, Game, Move, Outcome};
+use dama_search::{Engine, Info, Level, Limits, Score, SearchResult, Signals};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+
+use crate::error::CliError;
+use crate::exit::Status;
+
+/// How long to search.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    pub depth: Option<u32>,
+    pub time: Option<f64>,
+    pub nodes: Option<u64>,
+    pub level: Option<Level>,
+}
+
+impl Budget {
+    /// The limits; `default` when none was given.
+    fn limits(&self, default: Limits) -> Result<Limits, CliError> {
+        let mut limits = Limits {
+            depth: self.depth,
+            nodes: self.nodes,
+            ..Limits::default()
+        };
+        if let Some(t) = self.time {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(CliError::Usage(format!(
+                    "--time {t}: expected a positive number of seconds"
+                )));
+            }
+            limits = limits.with_time(Duration::from_secs_f64(t));
+        }
+        if limits.is_infinite() && self.level.is_none() {
+            return Ok(default);
+        }
+        Ok(limits)
+    }
+}
+
+/// What `dama analyze` prints.
+pub struct Output {
+    pub multipv: usize,
+    pub threads: usize,
+    pub json: bool,
+}
+
+/// Analyzes the current position of `game`.
+pub fn run(game: &Game, budget: Budget, output: Output) -> Result<Status, CliError> {
+    let limits = budget.limits(Limits::move_time(Duration::from_secs(1)))?;
+    let mut engine = Engine::new();
+    engine.set_threads(output.threads);
+    engine.set_multipv(output.multipv);
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mut failed = None;
+    let mut on_info = |info: &Info| {
+        let line = if output.json {
+            json!({"type": "info", "data": info_json(info)}).to_string()
+        } else {
+            info_text(info, output.multipv > 1)
+        };
+        if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+            failed.get_or_insert(e);
+        }
+    };
+    let result = match budget.level {
+        Some(level) => {
+            let mut rng = ChaCha8Rng::seed_from_u64(0);
+            engine.play_level(game, level, &limits, &Signals::default(), &mut rng)
+        }
+        None => engine.search_with(game, &limits, &Signals::default(), &mut on_info),
+    };
+    if let Some(e) = failed {
+        return Err(CliError::Output(e));
+    }
+    let line = if output.json {
+        json!({"type": "bestmove", "data": best_json(&result)}).to_string()
+    } else {
+        best_text(&result)
+    };
+    writeln!(out, "{line}").map_err(CliError::Output)?;
+    Ok(Status::Ok)
+}
+
+fn moves_json(pv: &[Move]) -> Vec<String> {
+    pv.iter().map(Move::to_string).collect()
+}
+
+fn moves_text(pv: &[Move]) -> String {
+    moves_json(pv).join(" ")
+}
+
+fn nps(nodes: u64, time: Duration) -> u64 {
+    let secs = time.as_secs_f64();
+    if secs > 0.0 {
+        (nodes as f64 / secs) as u64
+    } else {
+        0
+    }
+}
+
+fn info_json(info: &Info) -> serde_json::Value {
+    json!({
+        "depth": info.depth,
+        "seldepth": info.seldepth,
+        "multipv": info.multipv,
+        "score": info.score.0,
+        "score_text": info.score.to_string(),
+        "nodes": info.nodes,
+        "nps": info.nps,
+        "time": info.time.as_secs_f64(),
+        "pv": moves_json(&info.pv),
+    })
+}
+
+fn info_text(info: &Info, multipv: bool) -> String {
+    let line = if multipv {
+        format!(" multipv {}", info.multipv)
+    } else {
+        String::new()
+    };
+    format!(
+        "depth {}/{}{line} score {} nodes {} nps {} time {:.3} pv {}",
+        info.depth,
+        info.seldepth,
+        info.score,
+        info.nodes,
+        info.nps,
+        info.time.as_secs_f64(),
+        moves_text(&info.pv)
+    )
+}
+
+fn best_json(r: &SearchResult) -> serde_json::Value {
+    let lines: Vec<serde_json::Value> = r
+        .lines
+        .iter()
+        .map(|l| json!({"move": l.mv.to_string(), "score": l.score.0, "pv": moves_json(&l.pv)}))
+        .collect();
+    json!({
+        "move": r.best.map(|m| m.to_string()),
+        "score": r.score.0,
+        "score_text": r.score.to_string(),
+        "depth": r.depth,
+        "nodes": r.nodes,
+        "nps": nps(r.nodes, r.time),
+        "time": r.time.as_secs_f64(),
+        "pv": moves_json(&r.pv),
+        "lines": lines,
+    })
+}
+
+fn best_text(r: &SearchResult) -> String {
+    match r.best {
+        Some(m) => format!(
+            "bestmove {m} score {} depth {} nodes {} nps {} time {:.3} pv {}",
+            r.score,
+            r.depth,
+            r.nodes,
+            nps(r.nodes, r.time),
+            r.time.as_secs_f64(),
+            moves_text(&r.pv)
+        ),
+        None => "bestmove none (the game is over)".to_string(),
+    }
+}
+
+/// Writes the PDN game back with each move's score (White's point of view, in men) and the
+/// engine's better move where the move played loses more than `margin` men.
+pub fn annotate(
+    record: &pdn::PdnGame,
+    budget: Budget,
+    threads: usize,
+    margin: f64,
+) -> Result<Status, CliError> {
+    let limits = budget.limits(Limits::depth(10))?;
+    let mut engine = Engine::new();
+    engine.set_threads(threads);
+    let mut game = Game::from_position(record.variant, record.start);
+    // The best move and its score (for the side to move) in every position of the game.
+    let mut best: Vec<(Option<Move>, Score)> = Vec::new();
+    for &m in &record.moves {
+        let r = engine.search(&game, &limits);
+        best.push((r.best, r.score));
+        game.play(m)?;
+    }
+    let end = match game.outcome() {
+        Some(Outcome::Win(_)) => Score::loss_in(0),
+        Some(Outcome::Draw(_)) => Score::DRAW,
+        None => engine.search(&game, &limits).score,
+    };
+    let mut out = record.clone();
+    let mut pos_turn = record.start.turn();
+    for (i, &m) in record.moves.iter().enumerate() {
+        let after = best.get(i + 1).map_or(end, |&(_, s)| s);
+        // The played move's score for its mover is minus the next position's best.
+        let played = -after;
+        let white = |s: Score| if pos_turn == Color::White { s } else { -s };
+        let mut text = format!("{}", white(played));
+        if let (Some(b), s) = best[i] {
+            if b != m && f64::from(s.0 - played.0) / 100.0 > margin {
+                text.push_str(&format!("; better {b} ({})", white(s)));
+            }
+        }
+        out.comments.push(Comment { ply: i + 1, text });
+        pos_turn = !pos_turn;
+    }
+    out.comments.sort_by_key(|c| c.ply);
+    let text = pdn::write(&out)?;
+    print!("{text}");
+    Ok(Status::Ok)
+}

@@ -1,0 +1,64 @@
+//! `dama bench`: a fixed-depth search of a fixed set of positions, to compare builds.
+//!
+//! One thread and a fresh table per position make the node counts depend on the code only:
+//! the total (the signature) changes exactly when the search does.
+
+use std::time::{Duration, Instant};
+
+use dama_rules::notation::fen;
+use dama_rules::{Game, Variant};
+use dama_search::{Engine, Limits};
+
+use crate::error::CliError;
+use crate::exit::Status;
+
+/// The positions: the start, openings, middle games with captures about, endings.
+const POSITIONS: [&str; 8] = [
+    "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
+    "B:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
+    "W:W17,18,19,21,24,25,26,27,28,30,31:B2,3,4,5,6,7,9,10,11,12,14",
+    "W:W18,19,20,22,25,26,27,29,30:B1,3,5,6,9,10,11,12,15",
+    "B:W14,19,22,23,25,26,28,29:B2,5,6,7,9,12,16,17",
+    "W:W19,23,26,27,30:B5,9,10,13,16",
+    "W:WK14,22,27:B6,K25,16",
+    "W:WK5,K30:BK12",
+];
+
+/// Searches every position to `depth` and prints nodes, time and nodes/s.
+pub fn run(depth: u32) -> Result<Status, CliError> {
+    let (mut nodes, mut time) = (0u64, Duration::ZERO);
+    for (i, text) in POSITIONS.iter().enumerate() {
+        let pos = fen::parse(text)?;
+        let game = Game::from_position(Variant::Italian, pos);
+        let mut engine = Engine::with_hash(16);
+        let start = Instant::now();
+        let r = engine.search(&game, &Limits::depth(depth));
+        let spent = start.elapsed();
+        nodes += r.nodes;
+        time += spent;
+        println!(
+            "position {} nodes {} time {:.3} nps {} best {}",
+            i + 1,
+            r.nodes,
+            spent.as_secs_f64(),
+            per_second(r.nodes, spent),
+            r.best.map_or("none".to_string(), |m| m.to_string())
+        );
+    }
+    println!(
+        "total nodes {nodes} time {:.3} nps {}",
+        time.as_secs_f64(),
+        per_second(nodes, time)
+    );
+    println!("signature {nodes}");
+    Ok(Status::Ok)
+}
+
+fn per_second(nodes: u64, time: Duration) -> u64 {
+    let secs = time.as_secs_f64();
+    if secs > 0.0 {
+        (nodes as f64 / secs) as u64
+    } else {
+        0
+    }
+}

@@ -1,0 +1,358 @@
+//! `dama match`: games between two players, the result with its Elo difference.
+//!
+//! `--json` prints one line per game, `{"type": "game", "data": {"index", "first_is_white",
+//! "result", "reason", "plies"}}`, then `{"type": "result", "data": {"wins", "draws",
+//! "losses", "games", "score", "elo", "elo_error"}}` (`score` is 0..1 for the first player;
+//! `elo` and `elo_error` are null when one side scored everything).
+
+use dama_protocol::{ClientConfig, HubPlayer};
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use dama_rules::notation::pdn::{GameResult, Reader};
+use dama_rules::{Game, Move, Variant};
+use dama_search::matches::{
+    italian_openings, play_match, LevelPlayer, MatchConfig, MatchResult, Player, SearchPlayer,
+};
+use dama_search::{Level, Limits};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::json;
+
+use super::source;
+use crate::error::CliError;
+use crate::exit::Status;
+
+/// A player as given on the command line.
+#[derive(Clone, Debug)]
+pub enum PlayerSpec {
+    /// `level:<name>`.
+    Level(Level),
+    /// `depth:N`, `nodes:N` or `time:S`: full strength under those limits.
+    Search(String, Limits),
+    /// `hub:<command>`: any Hub engine, launched as a subprocess.
+    Hub(String),
+}
+
+impl std::str::FromStr for PlayerSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<PlayerSpec, String> {
+        let (kind, value) = s.split_once(':').unwrap_or((s, ""));
+        let bad = || {
+            format!(
+                "{s:?} is not a player: expected level:<novice..hard>, depth:N, nodes:N, \
+                 time:SECONDS or hub:<command>"
+            )
+        };
+        match kind {
+            "level" => value.parse().map(PlayerSpec::Level).map_err(|_| bad()),
+            "depth" => value
+                .parse()
+                .map(|d| PlayerSpec::Search(s.into(), Limits::depth(d)))
+                .map_err(|_| bad()),
+            "nodes" => value
+                .parse()
+                .map(|n| PlayerSpec::Search(s.into(), Limits::nodes(n)))
+                .map_err(|_| bad()),
+            "time" => match value.parse::<f64>() {
+                Ok(t) if t.is_finite() && t > 0.0 => Ok(PlayerSpec::Search(
+                    s.into(),
+                    Limits::move_time(Duration::from_secs_f64(t)),
+                )),
+                _ => Err(bad()),
+            },
+            "hub" if !value.trim().is_empty() => Ok(PlayerSpec::Hub(value.trim().into())),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// How the match is played.
+pub struct Options {
+    pub first: PlayerSpec,
+    pub second: PlayerSpec,
+    pub games: usize,
+    pub movetime: Option<f64>,
+    pub nodes: Option<u64>,
+    pub concurrency: usize,
+    pub openings: Option<PathBuf>,
+    pub pdn: Option<PathBuf>,
+    pub json: bool,
+    pub shard: Option<(usize, usize)>,
+    pub seed: u64,
+    pub variant: Variant,
+}
+
+/// Reads `K/N` (1 <= K <= N).
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("{s:?} is not a shard: expected K/N with 1 <= K <= N, like 3/10");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (k.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+    if k == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+fn factory(spec: &PlayerSpec, extra: Limits, seed: u64) -> impl Fn() -> Box<dyn Player> + Sync {
+    let spec = spec.clone();
+    let counter = std::sync::atomic::AtomicU64::new(0);
+    move || -> Box<dyn Player> {
+        let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match &spec {
+            PlayerSpec::Level(level) => Box::new(LevelPlayer::new(*level, extra, seed + n)),
+            PlayerSpec::Search(name, limits) => {
+                let mut limits = *limits;
+                limits.nodes = limits.nodes.or(extra.nodes);
+                Box::new(SearchPlayer::new(name.clone(), limits, 16))
+            }
+            PlayerSpec::Hub(command) => {
+                let mut words = command.split_whitespace().map(String::from);
+                let mut config = ClientConfig::new(words.next().unwrap_or_default());
+                config.args = words.collect();
+                // Without --movetime or --nodes an engine gets a second a move.
+                let limits = if extra.is_infinite() {
+                    Limits::move_time(Duration::from_secs(1))
+                } else {
+                    extra
+                };
+                Box::new(HubPlayer::new(format!("hub:{command}"), config, limits))
+            }
+        }
+    }
+}
+
+/// A player that counts the games it starts and shows the count on stderr (a terminal).
+struct Counted {
+    inner: Box<dyn Player>,
+    started: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    total: usize,
+}
+
+impl Player for Counted {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn new_game(&mut self) {
+        let n = self
+            .started
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        eprint!("\rgame {}/{} ", (n + 1).min(self.total), self.total);
+        self.inner.new_game();
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+        self.inner.choose(game)
+    }
+}
+
+/// Openings from a file: one per line, the moves from the start separated by spaces.
+fn read_openings(path: &std::path::Path, variant: Variant) -> Result<Vec<Vec<Move>>, CliError> {
+    let mut out = Vec::new();
+    for (i, line) in source::open(path)?.lines().enumerate() {
+        let line = line.map_err(CliError::Input)?;
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut game = Game::from_position(variant, dama_rules::Position::start());
+        let moves = line
+            .split_whitespace()
+            .map(|t| game.play_text(t))
+            .collect::<Result<Vec<Move>, _>>()
+            .map_err(|e| CliError::Usage(format!("{}:{}: {e}", path.display(), i + 1)))?;
+        out.push(moves);
+    }
+    Ok(out)
+}
+
+/// Plays the match (or this shard of it) and prints the result line.
+pub fn run(o: Options) -> Result<Status, CliError> {
+    let mut openings = match &o.openings {
+        Some(path) => read_openings(path, o.variant)?,
+        None if o.variant == Variant::Italian => italian_openings(),
+        None => Vec::new(),
+    };
+    let pairs = o.games.div_ceil(2);
+    // The whole match plays pair p from opening p (cycling); a shard plays the pairs p with
+    // p mod N = K - 1, after a shuffle of the openings seeded by --seed.
+    openings.shuffle(&mut ChaCha8Rng::seed_from_u64(o.seed));
+    let mut mine = Vec::new();
+    for p in 0..pairs {
+        if o.shard.is_some_and(|(k, n)| p % n != k - 1) {
+            continue;
+        }
+        mine.push(if openings.is_empty() {
+            Vec::new()
+        } else {
+            openings[p % openings.len()].clone()
+        });
+    }
+    let extra = Limits {
+        nodes: o.nodes,
+        ..Limits::default()
+    };
+    let extra = match o.movetime {
+        Some(t) if t.is_finite() && t > 0.0 => extra.with_time(Duration::from_secs_f64(t)),
+        Some(t) => {
+            return Err(CliError::Usage(format!(
+                "--movetime {t}: expected a positive number of seconds"
+            )))
+        }
+        None => extra,
+    };
+    let config = MatchConfig {
+        variant: o.variant,
+        games: 2 * mine.len(),
+        openings: if mine.iter().all(Vec::is_empty) {
+            Vec::new()
+        } else {
+            mine
+        },
+        parallel: o.concurrency.max(1),
+        ..MatchConfig::default()
+    };
+    let first = factory(&o.first, extra, o.seed.wrapping_mul(2) + 1);
+    let second = factory(&o.second, extra, o.seed.wrapping_mul(2) + 1_000_003);
+    let started = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let progress = std::io::stderr().is_terminal();
+    let total = config.games;
+    let first = move || -> Box<dyn Player> {
+        let inner = first();
+        if progress {
+            Box::new(Counted {
+                inner,
+                started: started.clone(),
+                total,
+            })
+        } else {
+            inner
+        }
+    };
+    let result = if config.games == 0 {
+        MatchResult::default()
+    } else {
+        play_match(&first, &second, &config)
+    };
+    if progress {
+        eprintln!();
+    }
+    if let Some(path) = &o.pdn {
+        let text: Vec<&str> = result.games.iter().map(|g| g.pdn.as_str()).collect();
+        std::fs::write(path, text.join("\n"))
+            .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if o.json {
+        for (i, g) in result.games.iter().enumerate() {
+            let line = json!({"type": "game", "data": {
+                "index": i, "first_is_white": g.first_is_white, "result": g.result.as_str(),
+                "reason": g.reason, "plies": g.plies,
+            }});
+            writeln!(out, "{line}").map_err(CliError::Output)?;
+        }
+    }
+    print_result(&mut out, &result, o.json)?;
+    Ok(Status::Ok)
+}
+
+/// The result line (or the JSON `result` line).
+pub fn print_result(out: &mut dyn Write, r: &MatchResult, json: bool) -> Result<(), CliError> {
+    let (elo, error) = r.elo();
+    let finite = |x: f64| x.is_finite().then_some(x);
+    let line = if json {
+        json!({"type": "result", "data": {
+            "wins": r.wins, "draws": r.draws, "losses": r.losses, "games": r.total(),
+            "score": r.score(), "elo": finite(elo), "elo_error": finite(error),
+        }})
+        .to_string()
+    } else {
+        format!(
+            "wins {} draws {} losses {} score {:.1}% elo {} elo_error {}",
+            r.wins,
+            r.draws,
+            r.losses,
+            100.0 * r.score(),
+            signed(elo),
+            plain(error)
+        )
+    };
+    writeln!(out, "{line}").map_err(CliError::Output)
+}
+
+fn signed(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:+.1}")
+    } else if x > 0.0 {
+        "+inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
+fn plain(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.1}")
+    } else {
+        "inf".into()
+    }
+}
+
+/// `dama pdn stats FILES...`: the result line of the games, for the player named `player`
+/// (by default the White player of the first game).
+pub fn stats(
+    files: &[PathBuf],
+    player: Option<&str>,
+    variant: Variant,
+    json: bool,
+) -> Result<Status, CliError> {
+    let mut r = MatchResult::default();
+    let mut first: Option<String> = player.map(str::to_string);
+    let mut bad = 0usize;
+    for path in files {
+        for game in Reader::new(source::open(path)?, variant) {
+            let game = match game {
+                Ok(g) => g,
+                Err(e) => {
+                    eprintln!("dama: {}: {e}", path.display());
+                    bad += 1;
+                    continue;
+                }
+            };
+            let white = game.tag("White").unwrap_or("?").to_string();
+            let black = game.tag("Black").unwrap_or("?").to_string();
+            let me = first.get_or_insert_with(|| white.clone()).clone();
+            let me_white = if white == me {
+                true
+            } else if black == me {
+                false
+            } else {
+                continue;
+            };
+            match (game.result, me_white) {
+                (GameResult::WhiteWins, true) | (GameResult::BlackWins, false) => r.wins += 1,
+                (GameResult::WhiteWins, false) | (GameResult::BlackWins, true) => r.losses += 1,
+                (GameResult::Draw, _) => r.draws += 1,
+                (GameResult::Unknown, _) => {}
+            }
+        }
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if !json {
+        if let Some(name) = &first {
+            writeln!(out, "player {name}").map_err(CliError::Output)?;
+        }
+    }
+    print_result(&mut out, &r, json)?;
+    Ok(if bad > 0 {
+        Status::Negative
+    } else {
+        Status::Ok
+    })
+}

@@ -1,0 +1,247 @@
+//! `dama analyze`, `match`, `pdn stats`, `board`, `engine`, `bench` and `completions`.
+
+mod common;
+
+use std::process::Output;
+
+use common::dama;
+use serde_json::Value;
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8 output")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("utf-8 output")
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("dama-tools-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn analyze_prints_progress_and_the_best_move() {
+    let o = dama(
+        &["analyze", "--fen", "W:W22,29,31:B18,9,3", "--depth", "6"],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.lines().next().unwrap().starts_with("depth 1"), "{out}");
+    assert!(
+        out.lines()
+            .last()
+            .unwrap()
+            .starts_with("bestmove 22x13x18 "),
+        "{out}"
+    );
+}
+
+#[test]
+fn analyze_json_parses_back() {
+    let o = dama(
+        &["analyze", "--depth", "5", "--multipv", "2", "--json"],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let (last, infos) = lines.split_last().unwrap();
+    assert!(infos.iter().all(|v| v["type"] == "info"));
+    assert!(infos.iter().any(|v| v["data"]["multipv"] == 2));
+    assert_eq!(last["type"], "bestmove");
+    let data = &last["data"];
+    for key in ["move", "score", "depth", "nodes", "nps", "time", "pv"] {
+        assert!(!data[key].is_null(), "{key} missing: {data}");
+    }
+    assert_eq!(data["depth"], 5);
+    assert_eq!(data["pv"][0], data["move"]);
+}
+
+#[test]
+fn analyze_reads_a_pdn_game_and_annotates_it() {
+    let path = temp("game.pdn");
+    std::fs::write(&path, "[White \"a\"]\n1. 22-18 11-14 2. 18x11 7x14 *\n").unwrap();
+    let p = path.to_str().unwrap();
+    let o = dama(&["analyze", "--pdn", p, "--ply", "2", "--depth", "4"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("bestmove 18x11x14"), "{}", stdout(&o));
+    let o = dama(&["analyze", "--pdn", p, "--annotate", "--depth", "4"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let annotated = stdout(&o);
+    assert_eq!(annotated.matches('{').count(), 4, "{annotated}");
+    let back = temp("annotated.pdn");
+    std::fs::write(&back, &annotated).unwrap();
+    let o = dama(&["pdn", "check", back.to_str().unwrap()], None);
+    assert!(o.status.success(), "{}", stdout(&o));
+    let o = dama(&["analyze", "--pdn", p, "--ply", "9"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--ply 9"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(path);
+    let _ = std::fs::remove_file(back);
+}
+
+#[test]
+fn match_writes_a_pdn_that_pdn_check_accepts_and_stats_agree() {
+    let path = temp("match.pdn");
+    let p = path.to_str().unwrap();
+    let o = dama(
+        &[
+            "match",
+            "level:easy",
+            "level:novice",
+            "--games",
+            "4",
+            "--concurrency",
+            "2",
+            "--pdn",
+            p,
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let result = stdout(&o);
+    let line = result.lines().last().unwrap();
+    assert!(line.starts_with("wins "), "{line}");
+    for word in ["draws", "losses", "score", "elo", "elo_error"] {
+        assert!(line.contains(word), "{line}");
+    }
+    let o = dama(&["pdn", "check", p], None);
+    assert_eq!(stdout(&o).lines().last(), Some("4 games, 0 bad"));
+    let o = dama(&["pdn", "stats", p], None);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).lines().last(), Some(line));
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn match_against_a_hub_engine_plays_through_the_protocol() {
+    let path = temp("hub_match.pdn");
+    let p = path.to_str().unwrap();
+    let engine = format!("hub:{} engine", env!("CARGO_BIN_EXE_dama"));
+    let o = dama(
+        &[
+            "match",
+            "level:novice",
+            &engine,
+            "--games",
+            "2",
+            "--nodes",
+            "2000",
+            "--pdn",
+            p,
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = dama(&["pdn", "check", p], None);
+    assert_eq!(stdout(&o).lines().last(), Some("2 games, 0 bad"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("hub:"), "{text}");
+    assert!(!text.contains("forfeit"), "{text}");
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn match_shards_split_the_games_and_json_ends_with_the_result() {
+    let mut total = 0;
+    for shard in ["1/2", "2/2"] {
+        let o = dama(
+            &[
+                "match",
+                "depth:1",
+                "level:novice",
+                "--games",
+                "6",
+                "--shard",
+                shard,
+                "--json",
+            ],
+            None,
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        let last: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+        assert_eq!(last["type"], "result");
+        for key in ["wins", "draws", "losses", "score", "elo", "elo_error"] {
+            assert!(last["data"].get(key).is_some(), "{key}");
+        }
+        total += last["data"]["games"].as_u64().unwrap();
+    }
+    assert_eq!(total, 6);
+}
+
+#[test]
+fn board_draws_text_and_svg() {
+    let path = temp("board.svg");
+    let p = path.to_str().unwrap();
+    let o = dama(
+        &[
+            "board",
+            "--fen",
+            "W:W22,29:B18,9",
+            "--move",
+            "22x13",
+            "--svg",
+            p,
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert_eq!(text.lines().count(), 9);
+    assert!(text.ends_with("white to move\n"));
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert!(svg.starts_with("<svg"));
+    assert_eq!(svg.matches("<circle").count(), 4);
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn engine_speaks_the_hub_protocol() {
+    let o = dama(&["engine"], Some("hub\ninit\nping\nquit\n"));
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.starts_with("id name=dama"), "{out}");
+    assert!(out.ends_with("wait\nready\npong\n"), "{out}");
+}
+
+#[test]
+fn bench_prints_a_signature_that_does_not_change() {
+    let a = stdout(&dama(&["bench", "--depth", "6"], None));
+    let b = stdout(&dama(&["bench", "--depth", "6"], None));
+    let sig = |s: &str| s.lines().last().unwrap().to_string();
+    assert!(sig(&a).starts_with("signature "), "{a}");
+    assert_eq!(sig(&a), sig(&b));
+    assert_eq!(a.lines().count(), 10);
+}
+
+#[test]
+fn completions_for_bash() {
+    let o = dama(&["completions", "bash"], None);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("analyze"));
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    for args in [
+        &["analyze", "--fen", "W:W99"][..],
+        &["analyze", "--time", "-1"],
+        &["analyze", "--multipv", "x"],
+        &["match", "level:hard"],
+        &["match", "level:eleven", "level:hard"],
+        &["match", "hub:", "level:hard"],
+        &["match", "level:easy", "level:hard", "--shard", "3/2"],
+        &["board", "--move", "22-17"],
+        &["bench", "--depth", "deep"],
+        &["completions", "tcsh"],
+        &["pdn", "stats", "/nonexistent/file.pdn"],
+    ] {
+        let o = dama(args, None);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("dama") || stderr(&o).contains("error"));
+    }
+}
