@@ -22,11 +22,12 @@ const CASES: [(&str, &str, u32, u64); 3] = [
         15,
         NODES[1],
     ),
-    ("king ending", "W:WK14,K22,K30:BK4,K8", 13, NODES[2]),
+    ("king ending", "W:WK18,K27,21,30:BK4,K11,5", 17, NODES[2]),
 ];
 
-/// The node signature of the current search (see the module docs).
-const NODES: [u64; 3] = [0, 0, 0];
+/// The node signature of the current search (see the module docs): LMR scheme 2, fitted
+/// Italian weights, endgame tables.
+const NODES: [u64; 3] = [1_803_190, 1_388_163, 1_308_827];
 
 fn search_benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("search");
@@ -37,10 +38,9 @@ fn search_benches(c: &mut Criterion) {
             let mut engine = Engine::with_hash(64);
             engine.search(&game, &Limits::depth(depth))
         };
+        // The first run also builds the endgame tables it needs, outside the timing.
         let counted = run().nodes;
-        if nodes != 0 {
-            assert_eq!(counted, nodes, "{name}: the search's behaviour changed");
-        }
+        assert_eq!(counted, nodes, "{name}: the search's behaviour changed");
         group.throughput(Throughput::Elements(counted));
         group.bench_function(format!("{name} d{depth}"), |b| b.iter(run));
     }

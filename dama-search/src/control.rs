@@ -72,7 +72,7 @@ impl std::str::FromStr for Knobs {
 impl Default for Knobs {
     fn default() -> Knobs {
         Knobs {
-            lmr: 1,
+            lmr: 2,
             threat: false,
             hand_weights: false,
             rfp: false,
