@@ -133,6 +133,9 @@ fn deepen<R: Rules>(
         if w.stopped {
             break;
         }
+        // Search instability can leave a later line scoring above an earlier one: the
+        // lines are reported best first.
+        roots[..multipv].sort_by_key(|r| std::cmp::Reverse(r.score));
         done = Some((depth, roots.clone(), w.seldepth));
         let best = Score(roots[0].score);
         if best.plies_to_end().is_some_and(|n| depth > n + 6) && w.control.node_limit.is_none() {
