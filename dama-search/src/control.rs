@@ -75,7 +75,7 @@ impl Default for Knobs {
             lmr: 2,
             threat: false,
             hand_weights: false,
-            rfp: false,
+            rfp: true,
         }
     }
 }
