@@ -522,16 +522,13 @@ impl<W: Write> Controller<W> {
 }
 
 /// The game to search: refused when the side to move has no move; a game over by a draw
-/// rule (which the GUI did not apply) is searched from its position.
+/// rule (which the GUI did not apply) is searched all the same, history included.
 fn searchable(game: &Game) -> Result<Game, Error> {
     if game.legal_moves().is_empty() {
         let why = game
             .outcome()
             .map_or_else(|| "the game is over".to_string(), |o| o.to_string());
         return Err(Error::NoLegalMove { why });
-    }
-    if game.outcome().is_some() {
-        return Ok(Game::from_position(game.variant(), *game.position()));
     }
     Ok(game.clone())
 }

@@ -60,8 +60,8 @@
 //! Without any `level` line the engine thinks [`DEFAULT_MOVE_TIME`] (one second) per move.
 //! `go` always gets exactly one `done`: a `go` that cannot be read, or in a position without a
 //! legal move, gets `error` then a bare `done`; a `go` during a search ends the running search
-//! (which answers first) and then starts. A position drawn by one of dama's draw rules that the
-//! GUI plays on from is searched from its current position.
+//! (which answers first) and then starts. A game drawn by one of dama's draw rules that the
+//! GUI plays on is searched all the same (the engine answers a legal move).
 //!
 //! **Engine to GUI.**
 //!
