@@ -4,7 +4,7 @@
 //!
 //! A player is `novice`, `easy`, `normal`, `strong` or `hard` (a level; Hard at 100 ms a
 //! move unless `hard@MS`), `depth:N`, `nodes:N` or `time:MS` (full strength on that budget),
-//! optionally followed by `/knobs` (`time:20/lmr=2,threat=1`) to compare search features.
+//! optionally followed by `/knobs` (`time:20/lmr=1,rfp=0`) to compare search features.
 
 use std::time::Duration;
 

@@ -193,14 +193,7 @@ impl<'a, R: Rules> Worker<'a, R> {
         }
         let capture = list[0].is_capture();
         if depth <= 0 && !capture {
-            // Never evaluate with a capture pending: a threatened capture gets one more ply
-            // (once per line: the replies are searched at depth -1).
-            let threatened = self.control.knobs.threat
-                && depth == 0
-                && pos.with_turn(!pos.turn()).must_capture::<R>();
-            if !threatened {
-                return self.static_value(pos, quiet);
-            }
+            return self.static_value(pos, quiet);
         }
         if list.len() == 1 && depth > 0 {
             depth += 1;

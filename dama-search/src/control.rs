@@ -32,9 +32,6 @@ pub struct Signals {
 pub struct Knobs {
     /// Late-move reductions: 0 off, 1 the first scheme, 2 the more aggressive one.
     pub lmr: u8,
-    /// At the horizon, a quiet position where the opponent threatens a capture is searched
-    /// one ply more instead of evaluated.
-    pub threat: bool,
     /// Reverse futility: at depth 3 or less, with no capture pending for either side, a
     /// static value far above beta cuts the node.
     pub rfp: bool,
@@ -45,7 +42,7 @@ pub struct Knobs {
 impl std::str::FromStr for Knobs {
     type Err = String;
 
-    /// `lmr=2,threat=1` (unnamed switches keep their default).
+    /// `lmr=2,rfp=0` (unnamed switches keep their default).
     fn from_str(s: &str) -> Result<Knobs, String> {
         let mut k = Knobs::default();
         for item in s.split(',').filter(|i| !i.is_empty()) {
@@ -55,12 +52,11 @@ impl std::str::FromStr for Knobs {
                 .map_err(|_| format!("knob value \"{value}\": expected a number"))?;
             match name {
                 "lmr" => k.lmr = n,
-                "threat" => k.threat = n != 0,
                 "hand" => k.hand_weights = n != 0,
                 "rfp" => k.rfp = n != 0,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, threat, rfp or hand"
+                        "unknown knob \"{name}\": expected lmr, rfp or hand"
                     ))
                 }
             }
@@ -73,7 +69,6 @@ impl Default for Knobs {
     fn default() -> Knobs {
         Knobs {
             lmr: 2,
-            threat: false,
             hand_weights: false,
             rfp: true,
         }
