@@ -195,7 +195,7 @@ impl<'a, R: Rules> Worker<'a, R> {
         if depth <= 0 && !capture {
             return self.static_value(pos, quiet);
         }
-        if list.len() == 1 && depth > 0 {
+        if list.len() == 1 && depth > 0 && self.control.knobs.single_reply {
             depth += 1;
         }
 
@@ -219,9 +219,8 @@ impl<'a, R: Rules> Worker<'a, R> {
             }
         }
 
-        if self.control.knobs.rfp
-            && !pv_node
-            && depth <= 3
+        if !pv_node
+            && depth <= i32::from(self.control.knobs.rfp)
             && !capture
             && beta.abs() < WIN - 1_000
             && !pos.with_turn(!pos.turn()).must_capture::<R>()
@@ -250,7 +249,7 @@ impl<'a, R: Rules> Worker<'a, R> {
             }
             self.keys.push(key);
             let reduce = if depth >= 3 && !capture && !m.promotes() {
-                self.reduction(n, depth, pv_node)
+                self.reduction(n, pv_node)
             } else {
                 0
             };
@@ -316,14 +315,8 @@ impl<'a, R: Rules> Worker<'a, R> {
 
     /// Plies by which the `n`-th quiet move (from 0) is searched less.
     #[inline(always)]
-    fn reduction(&self, n: usize, depth: i32, pv_node: bool) -> i32 {
+    fn reduction(&self, n: usize, pv_node: bool) -> i32 {
         match self.control.knobs.lmr {
-            3 if n >= 2 => {
-                // Grows with the logarithms of depth and move number.
-                let r = (f64::from(depth).ln() * (n as f64).ln() / 2.0 + 0.5) as i32;
-                (r + i32::from(!pv_node) - 1).clamp(i32::from(n >= 3), depth - 2)
-            }
-            3 => 0,
             0 => 0,
             1 => i32::from(n >= 3) + i32::from(n >= 8 && !pv_node),
             _ => {

@@ -32,9 +32,11 @@ pub struct Signals {
 pub struct Knobs {
     /// Late-move reductions: 0 off, 1 the first scheme, 2 the more aggressive one.
     pub lmr: u8,
-    /// Reverse futility: at depth 3 or less, with no capture pending for either side, a
-    /// static value far above beta cuts the node.
-    pub rfp: bool,
+    /// Reverse futility up to this depth (0: off): with no capture pending for either side,
+    /// a static value far above beta cuts the node.
+    pub rfp: u8,
+    /// Extend nodes with a single legal move by one ply.
+    pub single_reply: bool,
     /// Evaluate with the hand-set weights instead of the fitted ones.
     pub hand_weights: bool,
 }
@@ -53,10 +55,11 @@ impl std::str::FromStr for Knobs {
             match name {
                 "lmr" => k.lmr = n,
                 "hand" => k.hand_weights = n != 0,
-                "rfp" => k.rfp = n != 0,
+                "rfp" => k.rfp = n,
+                "single" => k.single_reply = n != 0,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp or hand"
+                        "unknown knob \"{name}\": expected lmr, rfp, single or hand"
                     ))
                 }
             }
@@ -70,7 +73,8 @@ impl Default for Knobs {
         Knobs {
             lmr: 2,
             hand_weights: false,
-            rfp: true,
+            rfp: 3,
+            single_reply: true,
         }
     }
 }
