@@ -74,7 +74,7 @@ impl Default for Knobs {
             lmr: 2,
             hand_weights: false,
             rfp: 3,
-            single_reply: true,
+            single_reply: false,
         }
     }
 }
