@@ -201,9 +201,9 @@ impl<'a, R: Rules> Worker<'a, R> {
 
         let key = self.keys[self.keys.len() - 1];
         let mut tt_move = None;
-        // Capture sequences below the horizon are short and mostly forced: the table would
-        // cost a cache miss for little.
-        let use_tt = depth > 0;
+        // Nodes one ply from the horizon and capture sequences below it are many and cheap:
+        // the table would cost a cache miss for little.
+        let use_tt = depth >= i32::from(self.control.knobs.tt_depth);
         if let Some(hit) = use_tt.then(|| self.tt.probe(key)).flatten() {
             tt_move = hit.move_index.filter(|&i| usize::from(i) < list.len());
             if !pv_node && hit.depth >= depth {
@@ -244,7 +244,7 @@ impl<'a, R: Rules> Worker<'a, R> {
             let child = pos.after(m);
             let child_quiet = self.quiet_after(pos, m, quiet);
             let key = pos.hash_after(key, m);
-            if depth > 1 {
+            if depth > i32::from(self.control.knobs.tt_depth) {
                 self.tt.prefetch(key);
             }
             self.keys.push(key);

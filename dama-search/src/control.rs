@@ -35,6 +35,8 @@ pub struct Knobs {
     /// Reverse futility up to this depth (0: off): with no capture pending for either side,
     /// a static value far above beta cuts the node.
     pub rfp: u8,
+    /// The shallowest depth at which the transposition table is used.
+    pub tt_depth: u8,
     /// Extend nodes with a single legal move by one ply.
     pub single_reply: bool,
     /// Evaluate with the hand-set weights instead of the fitted ones.
@@ -57,9 +59,10 @@ impl std::str::FromStr for Knobs {
                 "hand" => k.hand_weights = n != 0,
                 "rfp" => k.rfp = n,
                 "single" => k.single_reply = n != 0,
+                "tt" => k.tt_depth = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, single or hand"
+                        "unknown knob \"{name}\": expected lmr, rfp, single, tt or hand"
                     ))
                 }
             }
@@ -75,6 +78,7 @@ impl Default for Knobs {
             hand_weights: false,
             rfp: 3,
             single_reply: false,
+            tt_depth: 2,
         }
     }
 }
