@@ -138,14 +138,14 @@ fn deepen<R: Rules>(
         roots[..multipv].sort_by_key(|r| std::cmp::Reverse(r.score));
         done = Some((depth, roots.clone(), w.seldepth));
         let best = Score(roots[0].score);
-        if best.plies_to_end().is_some_and(|n| depth > n + 6) && w.control.node_limit.is_none() {
-            // A forced result proven with depth to spare: deeper search will not change it.
-            if w.control.time.may_start_depth(&w.control.signals.pondering)
-                && !w.control.signals.pondering.load(Relaxed)
-                && !is_infinite(w)
-            {
-                break;
-            }
+        // A forced result proven with depth to spare: deeper search will not change it. A
+        // timed search answers now; analysis, pondering and node budgets go on.
+        if best.plies_to_end().is_some_and(|n| depth > n + 6)
+            && w.control.node_limit.is_none()
+            && w.control.time.has_limit()
+            && !w.control.signals.pondering.load(Relaxed)
+        {
+            break;
         }
     }
     w.flush_nodes();
@@ -169,10 +169,6 @@ fn deepen<R: Rules>(
         time: Duration::ZERO,
         lines: lines.into_iter().take(multipv).collect(),
     }
-}
-
-fn is_infinite<R: Rules>(w: &Worker<'_, R>) -> bool {
-    w.control.node_limit.is_none() && !w.control.time.has_limit()
 }
 
 fn nps(nodes: u64, elapsed: Duration) -> u64 {

@@ -171,21 +171,6 @@ impl Table {
         victim.check.store(key ^ data, Relaxed);
         victim.data.store(data, Relaxed);
     }
-
-    /// Permille of a sample of entries written by the current search (the Hub's `hashfull`).
-    pub fn permille_used(&self) -> u32 {
-        let generation = self.generation.load(Relaxed) & 0x3F;
-        let sample = self.buckets.len().min(250);
-        let used = self.buckets[..sample]
-            .iter()
-            .flat_map(|b| &b.0)
-            .filter(|e| {
-                let data = e.data.load(Relaxed);
-                data != 0 && data >> 34 & 0x3F == generation
-            })
-            .count();
-        (used * 1000 / (sample * 4).max(1)) as u32
-    }
 }
 
 fn unpack(data: u64) -> Hit {
