@@ -1,5 +1,5 @@
 //! The node search: principal-variation alpha-beta with a transposition table, forced
-//! captures searched to a quiet position, single-reply extension and late-move reductions.
+//! captures searched to a quiet position, reverse futility pruning and late-move reductions.
 
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;

@@ -1,7 +1,8 @@
 //! Iterative deepening at the root: aspiration windows, multi-PV, Lazy-SMP helper threads,
 //! and the answer of the last complete depth when a search is stopped.
 
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use dama_rules::{Game, Move, Position, Rules};
@@ -18,6 +19,17 @@ struct RootMove {
     m: Move,
     score: i32,
     pv: Vec<Move>,
+}
+
+/// A complete iteration: its depth, the root moves best first, the selective depth.
+type Done = (u32, Vec<RootMove>, usize);
+
+/// What the threads of one search share besides the table and the control.
+struct Shared {
+    /// How many threads are searching each depth now.
+    busy: Vec<AtomicU32>,
+    /// The deepest iteration a helper thread completed.
+    deepest: Mutex<Option<Done>>,
 }
 
 /// Everything one search needs besides the table.
@@ -68,45 +80,142 @@ pub(crate) fn run<R: Rules>(
             .clamp(1, MAX_PLY as u32 - 8)
     };
     let multipv = job.multipv.clamp(1, roots.len());
-    let result = std::thread::scope(|scope| {
-        for id in 1..job.threads.max(1) {
-            let (control, roots) = (&control, roots.clone());
+    // A forced reply needs no helper.
+    let threads = if roots.len() == 1 {
+        1
+    } else {
+        job.threads.max(1)
+    };
+    let shared = Shared {
+        busy: (0..=max_depth).map(|_| AtomicU32::new(0)).collect(),
+        deepest: Mutex::new(None),
+    };
+    let (done, seldepth) = std::thread::scope(|scope| {
+        for id in 1..threads {
+            let (control, roots, shared) = (&control, roots.clone(), &shared);
             scope.spawn(move || {
                 let mut w = Worker::<R>::new(tt, control, game.keys().to_vec(), false);
-                deepen(&mut w, game, roots, max_depth, 1, id, &mut |_| {});
+                let t = Team {
+                    id,
+                    threads,
+                    shared,
+                };
+                deepen(&mut w, game, roots, max_depth, 1, &t, &mut |_| {});
             });
         }
         let mut w = Worker::<R>::new(tt, &control, game.keys().to_vec(), true);
-        let result = deepen(&mut w, game, roots, max_depth, multipv, 0, on_info);
+        let team = Team {
+            id: 0,
+            threads,
+            shared: &shared,
+        };
+        let done = deepen(
+            &mut w,
+            game,
+            roots.clone(),
+            max_depth,
+            multipv,
+            &team,
+            on_info,
+        );
         control.halt.store(true, Relaxed);
-        result
+        (done, w.seldepth)
     });
+    let mut done = done.unwrap_or((0, roots, seldepth));
+    // A helper's deeper complete iteration is the better answer (one line only: helpers
+    // search no multi-PV).
+    if job.knobs.smp >= 1 && multipv == 1 {
+        let deepest = shared
+            .deepest
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(deeper) = deepest.filter(|d| d.0 > done.0) {
+            done = deeper;
+            let elapsed = start.elapsed();
+            let nodes = control.nodes.load(Relaxed);
+            on_info(&Info {
+                depth: done.0,
+                seldepth: done.2 as u32,
+                multipv: 1,
+                score: Score(done.1[0].score),
+                nodes,
+                nps: nps(nodes, elapsed),
+                time: elapsed,
+                pv: done.1[0].pv.clone(),
+            });
+        }
+    }
     SearchResult {
         nodes: control.nodes.load(Relaxed),
         time: start.elapsed(),
-        ..result
+        ..answer(done, multipv)
     }
 }
 
-/// Iterative deepening for one thread. Helper threads (`id > 0`) start some at a deeper
-/// iteration so that the threads spread over depths, and report nothing.
+/// One thread's place among the search threads.
+struct Team<'a> {
+    /// 0 for the main thread, which reports and watches the clock.
+    id: usize,
+    threads: usize,
+    shared: &'a Shared,
+}
+
+/// The result of a complete iteration.
+fn answer((depth, lines, seldepth): Done, multipv: usize) -> SearchResult {
+    let lines: Vec<RootLine> = lines
+        .into_iter()
+        .map(|r| RootLine {
+            mv: r.m,
+            score: Score(r.score),
+            pv: r.pv,
+        })
+        .collect();
+    SearchResult {
+        best: lines.first().map(|l| l.mv),
+        ponder: lines.first().and_then(|l| l.pv.get(1).copied()),
+        score: lines.first().map_or(Score::DRAW, |l| l.score),
+        depth,
+        seldepth: seldepth as u32,
+        pv: lines.first().map(|l| l.pv.clone()).unwrap_or_default(),
+        nodes: 0,
+        time: Duration::ZERO,
+        lines: lines.into_iter().take(multipv).collect(),
+    }
+}
+
+/// Iterative deepening for one thread, returning its last complete iteration. Helper threads
+/// (`id > 0`) skip a depth that enough other threads are searching already, so that the
+/// threads spread over depths, and report nothing.
 fn deepen<R: Rules>(
     w: &mut Worker<'_, R>,
     game: &Game,
     mut roots: Vec<RootMove>,
     max_depth: u32,
     multipv: usize,
-    id: usize,
+    team: &Team<'_>,
     on_info: &mut dyn FnMut(&Info),
-) -> SearchResult {
+) -> Option<Done> {
     let pos = *game.position();
     let quiet = game.quiet_plies();
-    let mut done: Option<(u32, Vec<RootMove>, usize)> = None;
-    let first = 1 + (id % 2) as u32;
-    for depth in first..=max_depth {
+    let mut done: Option<Done> = None;
+    let skip = w.control.knobs.smp >= 1;
+    let catch_up = w.control.knobs.smp >= 2 && multipv == 1;
+    let first = if skip { 1 } else { 1 + (team.id % 2) as u32 };
+    let mut depth = first - 1;
+    while depth < max_depth {
+        depth += 1;
         if depth > 1 && !w.control.time.may_start_depth(&w.control.signals.pondering) {
             break;
         }
+        let busy = &team.shared.busy[depth as usize];
+        if skip
+            && team.id > 0
+            && depth < max_depth
+            && busy.load(Relaxed) as usize * 2 >= team.threads
+        {
+            continue;
+        }
+        busy.fetch_add(1, Relaxed);
         w.seldepth = 0;
         for pv_idx in 0..multipv {
             aspirate(w, &pos, &mut roots, pv_idx, depth as i32, quiet);
@@ -130,6 +239,7 @@ fn deepen<R: Rules>(
                 });
             }
         }
+        busy.fetch_sub(1, Relaxed);
         if w.stopped {
             break;
         }
@@ -137,6 +247,40 @@ fn deepen<R: Rules>(
         // lines are reported best first.
         roots[..multipv].sort_by_key(|r| std::cmp::Reverse(r.score));
         done = Some((depth, roots.clone(), w.seldepth));
+        let shared = team.shared;
+        if skip && team.id > 0 {
+            // Published at once, for the answer and for the main thread to catch up with.
+            let mut deepest = shared.deepest.lock().unwrap_or_else(|e| e.into_inner());
+            if deepest.as_ref().is_none_or(|d| d.0 < depth) {
+                *deepest = done.clone();
+            }
+            if catch_up && depth == max_depth {
+                // The depth limit reached: the search is over.
+                w.control.halt.store(true, Relaxed);
+            }
+        } else if catch_up && multipv == 1 {
+            let deepest = shared.deepest.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(deeper) = deepest.as_ref().filter(|d| d.0 > depth) {
+                // A helper is ahead: go on from its iteration.
+                (depth, roots) = (deeper.0, deeper.1.clone());
+                w.seldepth = deeper.2;
+                done = deepest.clone();
+                drop(deepest);
+                w.flush_nodes();
+                let elapsed = w.control.time.elapsed();
+                let nodes = w.control.nodes.load(Relaxed);
+                on_info(&Info {
+                    depth,
+                    seldepth: w.seldepth as u32,
+                    multipv: 1,
+                    score: Score(roots[0].score),
+                    nodes,
+                    nps: nps(nodes, elapsed),
+                    time: elapsed,
+                    pv: roots[0].pv.clone(),
+                });
+            }
+        }
         let best = Score(roots[0].score);
         // A forced result proven with depth to spare: deeper search will not change it. A
         // timed search answers now; analysis, pondering and node budgets go on.
@@ -149,26 +293,7 @@ fn deepen<R: Rules>(
         }
     }
     w.flush_nodes();
-    let (depth, lines, seldepth) = done.unwrap_or((0, roots, 0));
-    let lines: Vec<RootLine> = lines
-        .into_iter()
-        .map(|r| RootLine {
-            mv: r.m,
-            score: Score(r.score),
-            pv: r.pv,
-        })
-        .collect();
-    SearchResult {
-        best: lines.first().map(|l| l.mv),
-        ponder: lines.first().and_then(|l| l.pv.get(1).copied()),
-        score: lines.first().map_or(Score::DRAW, |l| l.score),
-        depth,
-        seldepth: seldepth as u32,
-        pv: lines.first().map(|l| l.pv.clone()).unwrap_or_default(),
-        nodes: 0,
-        time: Duration::ZERO,
-        lines: lines.into_iter().take(multipv).collect(),
-    }
+    done
 }
 
 fn nps(nodes: u64, elapsed: Duration) -> u64 {

@@ -206,3 +206,21 @@ fn two_threads_return_a_legal_move() {
     assert!(g.legal_moves().contains(&r.best.unwrap()));
     assert_eq!(r.depth, 12);
 }
+
+#[test]
+fn two_threads_report_rising_depths_and_answer_with_the_last() {
+    let g = game("W:W17,21,22,23,25,26,27,29,30:B2,3,5,6,7,9,10,11,12");
+    let mut engine = Engine::new();
+    engine.set_threads(2);
+    let mut depths = Vec::new();
+    let mut last_pv = Vec::new();
+    let limits = Limits::move_time(Duration::from_millis(200));
+    let r = engine.search_with(&g, &limits, &Signals::default(), &mut |i| {
+        depths.push(i.depth);
+        last_pv = i.pv.clone();
+    });
+    assert!(depths.windows(2).all(|d| d[0] < d[1]), "{depths:?}");
+    assert_eq!(Some(&r.depth), depths.last());
+    assert_eq!(r.best, last_pv.first().copied());
+    assert!(g.legal_moves().contains(&r.best.unwrap()));
+}
