@@ -6,7 +6,7 @@
 //! | request | body | answer |
 //! | --- | --- | --- |
 //! | `GET /api` | | the variants with their rules, the levels, the limits |
-//! | `POST /api/games` | `{"variant"?, "level"?, "seed"?}` | 201, the new game |
+//! | `POST /api/games` | `{"variant"?, "level"?, "seed"?, "fen"?}` | 201, the new game |
 //! | `GET /api/games/{id}` | | the game |
 //! | `DELETE /api/games/{id}` | | 204 |
 //! | `GET /api/games/{id}/targets?square=N` | | the piece's moves, or the reason it has none |
@@ -83,7 +83,27 @@ pub fn router(state: Arc<State>) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn(refuse_announced_large_bodies))
         .with_state(state)
+}
+
+/// Refuses a request whose announced length is over [`BODY_LIMIT`] before reading any of
+/// it (a body without a length is cut at the limit as it is read, by `DefaultBodyLimit`).
+async fn refuse_announced_large_bodies(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let announced = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    match announced {
+        Some(n) if n > BODY_LIMIT as u64 => {
+            ApiError::rejected(StatusCode::PAYLOAD_TOO_LARGE, String::new()).into_response()
+        }
+        _ => next.run(req).await,
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -288,15 +308,28 @@ fn landing_path(variant: Variant, pos: &Position, m: Move) -> Vec<Square> {
         .unwrap_or_else(|| vec![m.to()])
 }
 
-fn move_view(variant: Variant, m: Move, path: &[Square]) -> MoveView {
+/// `m` from `pos` as the page shows it, taking landing path `path`.
+fn move_view(variant: Variant, pos: &Position, m: Move, path: &[Square]) -> MoveView {
     MoveView {
         from: m.from().number(),
         to: m.to().number(),
         captured: numbers(m.captured().iter()),
         path: numbers(path.iter().copied()),
-        text: names::move_text(variant, m, if m.is_capture() { path } else { &[] }),
+        text: move_text(variant, pos, m),
         hub: m.to_string(),
     }
+}
+
+/// `m` from `pos` in the variant's notation, as PDN writes it: a capture by its start and
+/// end, with the landings only when another capture joins the same two squares.
+fn move_text(variant: Variant, pos: &Position, m: Move) -> String {
+    let path = if m.is_capture() && notation::pdn_move_for(variant, pos, m).matches('x').count() > 1
+    {
+        landing_path(variant, pos, m)
+    } else {
+        Vec::new()
+    };
+    names::move_text(variant, m, &path)
 }
 
 #[derive(Serialize)]
@@ -407,18 +440,7 @@ fn move_texts(game: &Game) -> Vec<String> {
     let mut pos = *game.start();
     let mut out = Vec::with_capacity(game.moves().len());
     for &m in game.moves() {
-        let path = if m.is_capture() {
-            let pdn = notation::pdn_move_for(variant, &pos, m);
-            // The short form unless PDN needs the landings to tell moves apart.
-            if pdn.matches('x').count() > 1 {
-                landing_path(variant, &pos, m)
-            } else {
-                Vec::new()
-            }
-        } else {
-            Vec::new()
-        };
-        out.push(names::move_text(variant, m, &path));
+        out.push(move_text(variant, &pos, m));
         pos.play_unchecked(m);
     }
     out
@@ -436,7 +458,7 @@ fn last_computer_view(entry: &Entry) -> Option<MoveView> {
     for &x in &moves[..at] {
         pos.play_unchecked(x);
     }
-    Some(move_view(variant, m, &landing_path(variant, &pos, m)))
+    Some(move_view(variant, &pos, m, &landing_path(variant, &pos, m)))
 }
 
 /// Why a piece cannot move or a move is refused.
@@ -455,7 +477,7 @@ pub struct ReasonView {
 fn reason_view(game: &Game, why: &Illegal) -> ReasonView {
     let variant = game.variant();
     let pos = game.position();
-    let text = |m: Move| names::move_text(variant, m, &landing_path(variant, pos, m));
+    let text = |m: Move| move_text(variant, pos, m);
     let legal_from = || {
         let mut v: Vec<u8> = game
             .legal_moves()
@@ -678,7 +700,7 @@ async fn new_game(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let body = body?;
-    let fields = body_object(&body, &["variant", "level", "seed"])?;
+    let fields = body_object(&body, &["variant", "level", "seed", "fen"])?;
     let variant = match fields.get("variant") {
         None | Some(Value::Null) => Variant::Italian,
         Some(Value::String(s)) => s
@@ -704,8 +726,18 @@ async fn new_game(
             )
         })?,
     };
+    let start = match fields.get("fen") {
+        None | Some(Value::Null) => Position::start(),
+        Some(Value::String(text)) => start_position(text)?,
+        Some(v) => {
+            return Err(ApiError::bad(
+                "bad_fen",
+                format!("fen {}: expected text like \"W:W21-32:B1-12\"", shown(v)),
+            ))
+        }
+    };
     let entry = Entry {
-        model: Model::new(variant, Position::start(), level),
+        model: Model::new(variant, start, level),
         rng: ChaCha8Rng::seed_from_u64(seed),
         thinking: false,
     };
@@ -723,6 +755,21 @@ async fn new_game(
     tracing::info!(%id, variant = variant.name(), level = level.name(), "new game");
     let entry = game.lock().await;
     Ok(ok(StatusCode::CREATED, game_view(id, &entry, None)))
+}
+
+/// A start position given as FEN: the player has the light pieces, so White is to move.
+fn start_position(text: &str) -> Result<Position, ApiError> {
+    let pos = fen::parse(text).map_err(|e| ApiError::bad("bad_fen", e.to_string()))?;
+    if pos.turn() != Color::White {
+        return Err(ApiError::bad(
+            "bad_fen",
+            format!(
+                "fen {}: the player has the light pieces and moves first, so White must be to move",
+                dama_rules::quote(text)
+            ),
+        ));
+    }
+    Ok(pos)
 }
 
 async fn show(
@@ -808,7 +855,12 @@ async fn targets(
             let moves = list
                 .into_iter()
                 .map(|(m, paths)| PieceMove {
-                    mv: move_view(variant, m, paths.first().map_or(&[], Vec::as_slice)),
+                    mv: move_view(
+                        variant,
+                        g.position(),
+                        m,
+                        paths.first().map_or(&[], Vec::as_slice),
+                    ),
                     paths: paths.into_iter().map(numbers).collect(),
                 })
                 .collect();
@@ -967,13 +1019,14 @@ async fn play(
         }
     };
     let variant = g.variant();
-    let landing = landing_path(variant, g.position(), m);
+    let before = *g.position();
+    let landing = landing_path(variant, &before, m);
     entry
         .model
         .play_own(m)
         .map_err(|e| ApiError::illegal_text(e.to_string()))?;
     tracing::debug!(%id, mv = %m, "player moved");
-    let played = move_view(variant, m, &landing);
+    let played = move_view(variant, &before, m, &landing);
     let last = last_computer_view(&entry);
     Ok(ok(
         StatusCode::OK,
@@ -1058,7 +1111,7 @@ async fn computer_move(state: Arc<State>, id: GameId, game: Shared) -> Result<Re
         %id, mv = %m, level = level.name(), nodes = reply.nodes, depth = reply.depth,
         ms = reply.time.as_millis() as u64, "computer moved"
     );
-    let played = move_view(variant, m, &landing);
+    let played = move_view(variant, snapshot.position(), m, &landing);
     let last = last_computer_view(&entry);
     Ok(ok(
         StatusCode::OK,

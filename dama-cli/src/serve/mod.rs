@@ -58,6 +58,8 @@ async fn serve(opts: Options) -> Result<Status, CliError> {
     let local = listener
         .local_addr()
         .map_err(|e| CliError::Internal(format!("cannot read the listening address: {e}")))?;
+    let stop_signal = shutdown_signal()
+        .map_err(|e| CliError::Internal(format!("cannot listen for Ctrl-C: {e}")))?;
     let url = page_url(local);
     let mut out = std::io::stdout().lock();
     writeln!(out, "dama serve: {url} (Ctrl-C stops)").map_err(CliError::Output)?;
@@ -84,7 +86,7 @@ async fn serve(opts: Options) -> Result<Status, CliError> {
             result.map_err(|e| CliError::Internal(format!("the server stopped: {e}")))?;
             false
         }
-        () = shutdown_signal() => true,
+        () = stop_signal => true,
     };
     if stopping {
         tracing::info!("stopping: finishing the requests in flight");
@@ -109,33 +111,30 @@ fn page_url(local: SocketAddr) -> String {
     format!("http://{}/", SocketAddr::new(ip, local.port()))
 }
 
-/// Resolves on Ctrl-C, or on SIGTERM where there is one.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(err) = tokio::signal::ctrl_c().await {
-            tracing::warn!("cannot listen for Ctrl-C: {err}");
+/// A future that resolves on Ctrl-C (SIGINT), or SIGTERM where there is one. The handlers
+/// are installed at once, before the address is printed: a client that reads the address
+/// and stops the server at once must find them in place.
+#[cfg(unix)]
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {},
+            _ = terminate.recv() => {},
+        }
+    })
+}
+
+/// A future that resolves on Ctrl-C.
+#[cfg(not(unix))]
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    Ok(async {
+        if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
         }
-    };
-    #[cfg(unix)]
-    let term = async {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(err) => {
-                tracing::warn!("cannot listen for SIGTERM: {err}");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
-    }
+    })
 }
 
 /// Asks the desktop to open `url`; a failure is a warning, never fatal.
