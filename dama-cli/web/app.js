@@ -12,7 +12,7 @@
       board: 'Board', square: 'square {n}, {what}', empty: 'empty',
       white_man: 'white man', white_king: 'white king', black_man: 'black man', black_king: 'black king',
       levels: ['Novice', 'Easy', 'Normal', 'Strong', 'Hard'],
-      variants: { italian: 'Italian', spanish: 'Spanish', czech: 'Czech', english: 'English checkers', russian: 'Russian', brazilian: 'Brazilian' },
+      variants: { italian: 'Italian', spanish: 'Spanish', czech: 'Czech', english: 'English', russian: 'Russian', brazilian: 'Brazilian' },
       your_move: 'Your move: you have the light pieces.', thinking: 'The computer is thinking…',
       computer_played: 'The computer played {m}.', you_played: 'You played {m}.',
       selected: '{s} selected.', go_on: 'Go on capturing: {s}.',
@@ -25,7 +25,7 @@
       why_repetition: 'The same position for the third time.',
       why_kings_against_king: 'The kings did not win against the lone king in time.',
       final_score: 'Score: {n}', score: 'Score', draw_counter: 'Moves without progress', moves: 'Moves',
-      rules_in_force: 'Rules in force: {v}',
+      rules_in_force: 'Rules in force: {v} draughts',
       level_set: 'Level {k}: {name}.', new_started: 'New game: {v}, level {name}.',
       expired: 'That game had expired: a new one has started.', offline: 'The server cannot be reached: {e}',
       hint: 'Keys: arrows move on the board, Enter or Space selects, 1–5 set the level, N starts a new game. Score: 10 per piece captured; a win adds 100 + 50 × level.',
@@ -51,7 +51,7 @@
       board: 'Plansza', square: 'pole {n}, {what}', empty: 'puste',
       white_man: 'biały pionek', white_king: 'biała damka', black_man: 'czarny pionek', black_king: 'czarna damka',
       levels: ['Nowicjusz', 'Łatwy', 'Normalny', 'Silny', 'Trudny'],
-      variants: { italian: 'Warcaby włoskie', spanish: 'Warcaby hiszpańskie', czech: 'Warcaby czeskie', english: 'Warcaby angielskie', russian: 'Warcaby rosyjskie', brazilian: 'Warcaby brazylijskie' },
+      variants: { italian: 'Włoskie', spanish: 'Hiszpańskie', czech: 'Czeskie', english: 'Angielskie', russian: 'Rosyjskie', brazilian: 'Brazylijskie' },
       your_move: 'Twój ruch: grasz jasnymi pionkami.', thinking: 'Komputer myśli…',
       computer_played: 'Komputer zagrał {m}.', you_played: 'Zagrałeś {m}.',
       selected: 'Wybrano {s}.', go_on: 'Bij dalej: {s}.',
@@ -64,7 +64,7 @@
       why_repetition: 'Ta sama pozycja po raz trzeci.',
       why_kings_against_king: 'Damki nie wygrały z samotną damką na czas.',
       final_score: 'Wynik: {n} pkt', score: 'Wynik', draw_counter: 'Ruchy bez postępu', moves: 'Ruchy',
-      rules_in_force: 'Obowiązujące zasady: {v}',
+      rules_in_force: 'Zasady: warcaby {v}',
       level_set: 'Poziom {k}: {name}.', new_started: 'Nowa gra: {v}, poziom {name}.',
       expired: 'Tamta gra wygasła: zaczęła się nowa.', offline: 'Brak połączenia z serwerem: {e}',
       hint: 'Klawisze: strzałki po planszy, Enter lub spacja wybiera, 1–5 poziom, N nowa gra. Punkty: 10 za zbity pionek; wygrana dodaje 100 + 50 × poziom.',
@@ -83,14 +83,14 @@
       r_no_progress_czech: 'Remis po {n} ruchach każdej strony bez bicia i bez promocji.',
       r_repetition: 'Remis przy trzecim powtórzeniu pozycji.',
       r_kak: 'Trzy damki przeciw jednej muszą wygrać w {n} ruchach.',
-      r_numbers: 'Pola są nazwane tak, jak zapisują je gracze (wariant: {v}).',
+      r_numbers: 'Pola są nazwane tak, jak zapisują je gracze (warcaby {v}).',
     },
     it: {
       title: 'dama', rules_select: 'Regole', level: 'Livello: {name}', new_game: 'Nuova partita',
       board: 'Damiera', square: 'casella {n}, {what}', empty: 'vuota',
       white_man: 'pedina bianca', white_king: 'dama bianca', black_man: 'pedina nera', black_king: 'dama nera',
       levels: ['Principiante', 'Facile', 'Normale', 'Forte', 'Difficile'],
-      variants: { italian: 'Dama italiana', spanish: 'Dama spagnola', czech: 'Dama ceca', english: 'Dama inglese', russian: 'Dama russa', brazilian: 'Dama brasiliana' },
+      variants: { italian: 'Italiana', spanish: 'Spagnola', czech: 'Ceca', english: 'Inglese', russian: 'Russa', brazilian: 'Brasiliana' },
       your_move: 'Tocca a te: hai i pezzi chiari.', thinking: 'Il computer sta pensando…',
       computer_played: 'Il computer ha giocato {m}.', you_played: 'Hai giocato {m}.',
       selected: '{s} selezionata.', go_on: 'Continua la presa: {s}.',
@@ -103,7 +103,7 @@
       why_repetition: 'La stessa posizione per la terza volta.',
       why_kings_against_king: 'Le dame non hanno vinto contro la dama sola in tempo.',
       final_score: 'Punteggio: {n}', score: 'Punteggio', draw_counter: 'Mosse senza progresso', moves: 'Mosse',
-      rules_in_force: 'Regole in vigore: {v}',
+      rules_in_force: 'Regole in vigore: dama {v}',
       level_set: 'Livello {k}: {name}.', new_started: 'Nuova partita: {v}, livello {name}.',
       expired: 'Quella partita era scaduta: ne è iniziata una nuova.', offline: 'Il server non risponde: {e}',
       hint: 'Tasti: frecce sulla damiera, Invio o Spazio seleziona, 1–5 il livello, N nuova partita. Punti: 10 per pezzo preso; la vittoria aggiunge 100 + 50 × livello.',
@@ -122,7 +122,7 @@
       r_no_progress_czech: 'Patta dopo {n} mosse per parte senza prese né promozioni.',
       r_repetition: 'Patta alla terza ripetizione di una posizione.',
       r_kak: 'Tre dame contro una devono vincere entro {n} mosse.',
-      r_numbers: 'Le caselle sono indicate come le scrivono i giocatori ({v}).',
+      r_numbers: 'Le caselle sono indicate come le scrivono i giocatori (dama {v}).',
     },
   };
 
@@ -401,7 +401,8 @@
   function drawRules() {
     const g = S.game;
     const r = g.rules;
-    const v = variantName(g.variant);
+    // Inside a sentence, Polish and Italian write the variant's adjective in lower case.
+    const v = LANG === 'en' ? variantName(g.variant) : variantName(g.variant).toLowerCase();
     $('rules-caption').textContent = t('rules_in_force', { v });
     const lines = [
       t('r_you'),

@@ -2,8 +2,8 @@
 //! searching on tokio's blocking pool so that the async workers keep answering requests.
 //!
 //! Games share the engines (a 16 MiB table each) instead of owning one: 1,000 games would
-//! otherwise need 32 GiB of tables. A search waits, without holding a worker thread, for a
-//! free engine.
+//! otherwise need 16 GiB of tables. A search waits, without holding a worker thread, for a
+//! free engine. Engines are made on first need, so an idle server holds no table.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Mutex, PoisonError};
@@ -50,11 +50,11 @@ pub struct Computer {
 }
 
 impl Computer {
-    /// `count` engines (at least one).
+    /// At most `count` engines (at least one), searching at the same time.
     pub fn new(count: usize) -> Computer {
         let count = count.max(1);
         Computer {
-            engines: Mutex::new((0..count).map(|_| Engine::with_hash(HASH_MIB)).collect()),
+            engines: Mutex::new(Vec::with_capacity(count)),
             free: Semaphore::new(count),
             signals: Signals::default(),
         }
@@ -75,14 +75,15 @@ impl Computer {
             .acquire()
             .await
             .map_err(|e| SearchError::Failed(e.to_string()))?;
-        let mut engine = self
+        // With a permit, an engine is free or fewer than `count` exist.
+        let free = self
             .engines
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .pop()
-            .ok_or_else(|| SearchError::Failed("no engine is free".into()))?;
+            .pop();
         let signals = self.signals.clone();
         let task = tokio::task::spawn_blocking(move || {
+            let mut engine = free.unwrap_or_else(|| Engine::with_hash(HASH_MIB));
             let limits = if level == Level::Hard {
                 Limits::move_time(HARD_TIME)
             } else {
@@ -106,14 +107,8 @@ impl Computer {
                     .push(engine);
                 Ok(reply)
             }
-            Err(err) => {
-                // The engine was lost with the task: put a fresh one in its place.
-                self.engines
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(Engine::with_hash(HASH_MIB));
-                Err(SearchError::Failed(err.to_string()))
-            }
+            // The engine was lost with the task; the next search makes a fresh one.
+            Err(err) => Err(SearchError::Failed(err.to_string())),
         }
     }
 
