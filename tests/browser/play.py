@@ -198,7 +198,9 @@ def check_last_move(page, game):
 def shoot(page, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     page.screenshot(path=os.path.join(out_dir, "serve-desktop.png"))
+    # A phone opens the page with the rules and the moves folded (the desktop unfolds them).
     page.set_viewport_size({"width": 390, "height": 844})
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = false; })")
     page.wait_for_timeout(150)
     page.screenshot(path=os.path.join(out_dir, "serve-phone.png"))
     page.set_viewport_size({"width": 1280, "height": 800})
