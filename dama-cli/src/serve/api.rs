@@ -24,23 +24,27 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, Path, Query};
-use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use dama_rules::explain::Candidate;
 use dama_rules::notation::{self, fen};
-use dama_rules::variant::Priority;
-use dama_rules::{with_rules, Color, DrawReason, Error, Game, Illegal, Move, Outcome};
-use dama_rules::{Position, Rules, Square, Variant};
+use dama_rules::{with_rules, Color, Error, Game, Illegal, Move};
+use dama_rules::{Position, Square, Variant};
 use dama_search::{ChaCha8Rng, Level, SeedableRng};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::assets;
 use super::computer::{Computer, HARD_TIME};
+use super::error::{method_not_allowed, no_store, not_found, ApiError};
 use super::names;
 use super::store::{Entry, GameId, Shared, Store};
+use super::views::{
+    game_view, landing_path, last_computer_view, move_view, numbers, reason_view, rules_view,
+    GameView, MoveView, ReasonView, RulesView,
+};
 use super::Options;
 use crate::play::model::{piece_moves, Model};
 
@@ -103,424 +107,6 @@ async fn refuse_announced_large_bodies(
             ApiError::rejected(StatusCode::PAYLOAD_TOO_LARGE, String::new()).into_response()
         }
         _ => next.run(req).await,
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Errors
-
-/// An error answer: a status, a code for programs, a message for people and, for a refused
-/// move or selection, the rules' reason.
-#[derive(Debug)]
-pub struct ApiError {
-    status: StatusCode,
-    code: &'static str,
-    message: String,
-    reason: Option<Box<ReasonView>>,
-}
-
-impl ApiError {
-    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError {
-            status,
-            code,
-            message: message.into(),
-            reason: None,
-        }
-    }
-
-    fn bad(code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, code, message)
-    }
-
-    fn conflict(code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::CONFLICT, code, message)
-    }
-
-    fn illegal(reason: ReasonView) -> ApiError {
-        ApiError {
-            status: StatusCode::UNPROCESSABLE_ENTITY,
-            code: "illegal_move",
-            message: reason.message.clone(),
-            reason: Some(Box::new(reason)),
-        }
-    }
-
-    /// An extractor's rejection (a body too large, a bad path or query) as JSON.
-    fn rejected(status: StatusCode, text: String) -> ApiError {
-        let code = match status {
-            StatusCode::PAYLOAD_TOO_LARGE => "body_too_large",
-            _ => "bad_request",
-        };
-        let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            format!("the request body is too large: at most {BODY_LIMIT} bytes are accepted")
-        } else {
-            text
-        };
-        ApiError::new(status, code, message)
-    }
-}
-
-impl From<BytesRejection> for ApiError {
-    fn from(r: BytesRejection) -> ApiError {
-        ApiError::rejected(r.status(), r.body_text())
-    }
-}
-
-impl From<PathRejection> for ApiError {
-    fn from(r: PathRejection) -> ApiError {
-        ApiError::rejected(r.status(), r.body_text())
-    }
-}
-
-impl From<QueryRejection> for ApiError {
-    fn from(r: QueryRejection) -> ApiError {
-        ApiError::rejected(r.status(), r.body_text())
-    }
-}
-
-#[derive(Serialize)]
-struct ErrorBody<'a> {
-    error: ErrorView<'a>,
-}
-
-#[derive(Serialize)]
-struct ErrorView<'a> {
-    code: &'a str,
-    message: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<&'a ReasonView>,
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        if self.status.is_server_error() {
-            tracing::warn!(status = %self.status, code = self.code, "{}", self.message);
-        } else {
-            tracing::debug!(status = %self.status, code = self.code, "{}", self.message);
-        }
-        let body = ErrorBody {
-            error: ErrorView {
-                code: self.code,
-                message: &self.message,
-                reason: self.reason.as_deref(),
-            },
-        };
-        (self.status, no_store(), Json(body)).into_response()
-    }
-}
-
-fn no_store() -> [(header::HeaderName, HeaderValue); 1] {
-    [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))]
-}
-
-async fn not_found(uri: Uri) -> ApiError {
-    let path = uri.path();
-    ApiError::new(
-        StatusCode::NOT_FOUND,
-        "not_found",
-        format!(
-            "nothing at {}: the page is at / and the API under /api",
-            dama_rules::quote(path)
-        ),
-    )
-}
-
-async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
-    ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
-        format!(
-            "{} does not take {method} (see GET /api for the API)",
-            dama_rules::quote(uri.path())
-        ),
-    )
-}
-
-// ---------------------------------------------------------------------------------------
-// Views
-
-/// The rules in force, as flags the page puts into words.
-#[derive(Serialize)]
-struct RulesView {
-    kings_fly: bool,
-    men_capture_backwards: bool,
-    men_capture_kings: bool,
-    promotion_continues: bool,
-    priority: &'static str,
-    no_progress_moves: u32,
-    man_move_is_progress: bool,
-    repetition: bool,
-    kings_against_king: Option<u32>,
-}
-
-fn rules_view(variant: Variant) -> RulesView {
-    fn of<R: Rules>() -> (bool, bool, bool, bool) {
-        (
-            R::KINGS_FLY,
-            R::MEN_CAPTURE_BACKWARDS,
-            R::MEN_CAPTURE_KINGS,
-            R::PROMOTION_CONTINUES,
-        )
-    }
-    let (fly, back, take_kings, continues) = with_rules!(variant, R => of::<R>());
-    let draws = variant.draw_rules();
-    RulesView {
-        kings_fly: fly,
-        men_capture_backwards: back,
-        men_capture_kings: take_kings,
-        promotion_continues: continues,
-        priority: match variant.priority() {
-            Priority::Italian => "italian",
-            Priority::Spanish => "spanish",
-            Priority::KingFirst => "king_first",
-            Priority::MostPieces => "most_pieces",
-            Priority::Free => "free",
-        },
-        no_progress_moves: draws.no_progress_plies / 2,
-        man_move_is_progress: draws.man_move_is_progress,
-        repetition: draws.repetition.is_some(),
-        kings_against_king: draws.kings_against_king,
-    }
-}
-
-/// A move: engine squares, the landing squares in order, and the text in the variant's
-/// notation.
-#[derive(Serialize)]
-struct MoveView {
-    from: u8,
-    to: u8,
-    captured: Vec<u8>,
-    path: Vec<u8>,
-    text: String,
-    hub: String,
-}
-
-fn numbers(squares: impl IntoIterator<Item = Square>) -> Vec<u8> {
-    squares.into_iter().map(Square::number).collect()
-}
-
-/// The first landing path of `m` from `pos` (its end square for a quiet move).
-fn landing_path(variant: Variant, pos: &Position, m: Move) -> Vec<Square> {
-    with_rules!(variant, R => pos.capture_paths::<R>(m))
-        .into_iter()
-        .next()
-        .unwrap_or_else(|| vec![m.to()])
-}
-
-/// `m` from `pos` as the page shows it, taking landing path `path`.
-fn move_view(variant: Variant, pos: &Position, m: Move, path: &[Square]) -> MoveView {
-    MoveView {
-        from: m.from().number(),
-        to: m.to().number(),
-        captured: numbers(m.captured().iter()),
-        path: numbers(path.iter().copied()),
-        text: move_text(variant, pos, m),
-        hub: m.to_string(),
-    }
-}
-
-/// `m` from `pos` in the variant's notation, as PDN writes it: a capture by its start and
-/// end, with the landings only when another capture joins the same two squares.
-fn move_text(variant: Variant, pos: &Position, m: Move) -> String {
-    let path = if m.is_capture() && notation::pdn_move_for(variant, pos, m).matches('x').count() > 1
-    {
-        landing_path(variant, pos, m)
-    } else {
-        Vec::new()
-    };
-    names::move_text(variant, m, &path)
-}
-
-#[derive(Serialize)]
-struct OutcomeView {
-    result: &'static str,
-    winner: Option<&'static str>,
-    reason: &'static str,
-    message: String,
-}
-
-fn outcome_view(outcome: Outcome, human: Color) -> OutcomeView {
-    let (winner, reason) = match outcome {
-        Outcome::Win(c) if c == human => (Some("player"), "no_moves"),
-        Outcome::Win(_) => (Some("computer"), "no_moves"),
-        Outcome::Draw(DrawReason::NoProgress { .. }) => (None, "no_progress"),
-        Outcome::Draw(DrawReason::Repetition) => (None, "repetition"),
-        Outcome::Draw(DrawReason::KingsAgainstKing { .. }) => (None, "kings_against_king"),
-    };
-    OutcomeView {
-        result: outcome.pdn(),
-        winner,
-        reason,
-        message: outcome.to_string(),
-    }
-}
-
-/// A game as the page sees it.
-#[derive(Serialize)]
-struct GameView {
-    id: String,
-    variant: &'static str,
-    rules: RulesView,
-    names: Vec<String>,
-    mirrored: bool,
-    level: &'static str,
-    level_number: u32,
-    scored_level: &'static str,
-    /// The 32 squares, engine square 1 first: `w` `b` men, `W` `B` kings, `e` empty.
-    board: String,
-    /// Whose turn: `player`, `computer` or `over`.
-    turn: &'static str,
-    player: &'static str,
-    thinking: bool,
-    /// The player's pieces that have a move (when it is the player's turn).
-    movable: Vec<u8>,
-    moves: Vec<String>,
-    last_computer_move: Option<MoveView>,
-    outcome: Option<OutcomeView>,
-    score: u32,
-    quiet_plies: u32,
-    fen: String,
-}
-
-fn game_view(id: GameId, entry: &Entry, last: Option<MoveView>) -> GameView {
-    let model = &entry.model;
-    let game = model.game();
-    let variant = game.variant();
-    let pos = game.position();
-    let board = Square::ALL
-        .iter()
-        .map(|&sq| pos.piece_at(sq).map_or('e', |p| p.hub_char()))
-        .collect();
-    let turn = if model.outcome().is_some() {
-        "over"
-    } else if model.human_to_move() {
-        "player"
-    } else {
-        "computer"
-    };
-    let movable = if model.human_to_move() {
-        let mut from: Vec<u8> = game
-            .legal_moves()
-            .iter()
-            .map(|m| m.from().number())
-            .collect();
-        from.sort_unstable();
-        from.dedup();
-        from
-    } else {
-        Vec::new()
-    };
-    GameView {
-        id: id.to_string(),
-        variant: variant.name(),
-        rules: rules_view(variant),
-        names: names::all(variant),
-        mirrored: names::mirrored(variant),
-        level: model.level().name(),
-        level_number: model.level().number(),
-        scored_level: model.scored_level().name(),
-        board,
-        turn,
-        player: model.human().name(),
-        thinking: entry.thinking,
-        movable,
-        moves: move_texts(game),
-        last_computer_move: last,
-        outcome: model.outcome().map(|o| outcome_view(o, model.human())),
-        score: model.score(),
-        quiet_plies: game.quiet_plies(),
-        fen: fen::write(pos),
-    }
-}
-
-/// Every move of `game` in its variant's notation.
-fn move_texts(game: &Game) -> Vec<String> {
-    let variant = game.variant();
-    let mut pos = *game.start();
-    let mut out = Vec::with_capacity(game.moves().len());
-    for &m in game.moves() {
-        out.push(move_text(variant, &pos, m));
-        pos.play_unchecked(m);
-    }
-    out
-}
-
-/// The computer's last move as the page shows it (with its landing path).
-fn last_computer_view(entry: &Entry) -> Option<MoveView> {
-    let m = entry.model.last_computer_move()?;
-    let game = entry.model.game();
-    let variant = game.variant();
-    // Replay to the position before that move (it is the last or the one before).
-    let moves = game.moves();
-    let at = moves.iter().rposition(|&x| x == m)?;
-    let mut pos = *game.start();
-    for &x in &moves[..at] {
-        pos.play_unchecked(x);
-    }
-    Some(move_view(variant, &pos, m, &landing_path(variant, &pos, m)))
-}
-
-/// Why a piece cannot move or a move is refused.
-#[derive(Serialize, Debug, Clone)]
-pub struct ReasonView {
-    code: &'static str,
-    message: String,
-    /// Pieces to point at (those that must capture).
-    squares: Vec<u8>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    better: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rule: Option<&'static str>,
-}
-
-fn reason_view(game: &Game, why: &Illegal) -> ReasonView {
-    let variant = game.variant();
-    let pos = game.position();
-    let text = |m: Move| move_text(variant, pos, m);
-    let legal_from = || {
-        let mut v: Vec<u8> = game
-            .legal_moves()
-            .iter()
-            .map(|m| m.from().number())
-            .collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    };
-    let (code, squares, better, rule) = match why {
-        Illegal::EmptySquare { .. } => ("empty_square", Vec::new(), None, None),
-        Illegal::NotYourPiece { .. } => ("not_your_piece", Vec::new(), None, None),
-        Illegal::MustCapture { capturers } => {
-            ("must_capture", numbers(capturers.iter()), None, None)
-        }
-        Illegal::Blocked { .. } => ("blocked", Vec::new(), None, None),
-        Illegal::LosesByPriority { rule, better } => (
-            "loses_by_priority",
-            legal_from(),
-            Some(text(*better)),
-            Some(*rule),
-        ),
-        Illegal::Outranked { rule, better, .. } => {
-            ("outranked", legal_from(), Some(text(*better)), Some(*rule))
-        }
-        Illegal::Incomplete { complete } => ("incomplete", Vec::new(), Some(text(*complete)), None),
-        Illegal::NoSuchMove { .. } => ("no_such_move", Vec::new(), None, None),
-    };
-    ReasonView {
-        code,
-        message: capitalised(&why.to_string()),
-        squares,
-        better,
-        rule,
-    }
-}
-
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(c) => c.to_uppercase().chain(chars).collect(),
-        None => String::new(),
     }
 }
 
@@ -603,16 +189,18 @@ fn game_id(path: Result<Path<String>, PathRejection>) -> Result<GameId, ApiError
 }
 
 fn find(state: &State, id: GameId) -> Result<Shared, ApiError> {
-    state.store.get(id).ok_or_else(|| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "unknown_game",
-            format!(
-                "no game {id}: it never existed, was deleted, or expired after {} s idle",
-                state.store.idle().as_secs()
-            ),
-        )
-    })
+    state.store.get(id).ok_or_else(|| unknown_game(state, id))
+}
+
+fn unknown_game(state: &State, id: GameId) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "unknown_game",
+        format!(
+            "no game {id}: it never existed, was deleted, or expired after {} s idle",
+            state.store.idle().as_secs()
+        ),
+    )
 }
 
 /// Refuses when the player may not act on the game now.
@@ -792,13 +380,7 @@ async fn forget(
         tracing::info!(%id, "game deleted");
         Ok(StatusCode::NO_CONTENT.into_response())
     } else {
-        Err(find(&state, id).err().unwrap_or_else(|| {
-            ApiError::new(
-                StatusCode::NOT_FOUND,
-                "unknown_game",
-                format!("no game {id}"),
-            )
-        }))
+        Err(unknown_game(&state, id))
     }
 }
 
@@ -980,10 +562,10 @@ async fn play(
     let g = entry.model.game();
     let m = match (fields.get("path"), fields.get("move")) {
         (Some(Value::Array(items)), None) => {
-            if items.len() > 33 {
+            if items.len() > 32 {
                 return Err(ApiError::bad(
                     "bad_path",
-                    format!("a path of {} squares: a move has at most 13", items.len()),
+                    format!("a path of {} squares is longer than any move", items.len()),
                 ));
             }
             let squares = items.iter().map(square_of).collect::<Result<Vec<_>, _>>()?;
@@ -1035,12 +617,6 @@ async fn play(
             game: game_view(id, &entry, last),
         },
     ))
-}
-
-impl ApiError {
-    fn illegal_text(message: String) -> ApiError {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "illegal_move", message)
-    }
 }
 
 async fn reply(

@@ -8,8 +8,10 @@
 mod api;
 mod assets;
 mod computer;
+mod error;
 mod names;
 mod store;
+mod views;
 
 use std::future::IntoFuture as _;
 use std::io::Write as _;
