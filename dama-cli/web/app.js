@@ -53,7 +53,7 @@
       levels: ['Nowicjusz', 'Łatwy', 'Normalny', 'Silny', 'Trudny'],
       variants: { italian: 'Włoskie', spanish: 'Hiszpańskie', czech: 'Czeskie', english: 'Angielskie', russian: 'Rosyjskie', brazilian: 'Brazylijskie' },
       your_move: 'Twój ruch: grasz jasnymi pionkami.', thinking: 'Komputer myśli…',
-      computer_played: 'Komputer zagrał {m}.', you_played: 'Zagrałeś {m}.',
+      computer_played: 'Komputer zagrał {m}.', you_played: 'Twój ruch: {m}.',
       selected: 'Wybrano {s}.', go_on: 'Bij dalej: {s}.',
       must_capture: 'Bicie jest obowiązkowe: bić muszą zaznaczone pionki ({s}).',
       outranked: 'Ten pionek nie może bić: pierwszeństwo ma bicie {b}.',
