@@ -40,6 +40,7 @@
       r_prio_most_pieces: 'Priority: the capture of most pieces.', r_prio_free: 'Any capture may be chosen.',
       r_promo_ends: 'A man reaching the far row becomes a king and its move ends.',
       r_promo_continues: 'A man reaching the far row mid-capture goes on as a king.',
+      r_promo_at_end: 'A man is crowned only if its move ends on the far row; passing it mid-capture, it stays a man.',
       r_no_progress: 'Draw after {n} moves each without a capture or a man move.',
       r_no_progress_czech: 'Draw after {n} moves each without a capture or a promotion.',
       r_repetition: 'Draw at the third repetition of a position.',
@@ -79,6 +80,7 @@
       r_prio_most_pieces: 'Pierwszeństwo: bicie największej liczby bierek.', r_prio_free: 'Można wybrać dowolne bicie.',
       r_promo_ends: 'Pionek na ostatnim rzędzie zostaje damką i jego ruch się kończy.',
       r_promo_continues: 'Pionek, który w trakcie bicia dojdzie do ostatniego rzędu, bije dalej jako damka.',
+      r_promo_at_end: 'Pionek zostaje damką tylko, gdy kończy ruch na ostatnim rzędzie; przechodząc przez niego w trakcie bicia, pozostaje pionkiem.',
       r_no_progress: 'Remis po {n} ruchach każdej strony bez bicia i bez ruchu pionka.',
       r_no_progress_czech: 'Remis po {n} ruchach każdej strony bez bicia i bez promocji.',
       r_repetition: 'Remis przy trzecim powtórzeniu pozycji.',
@@ -118,6 +120,7 @@
       r_prio_most_pieces: 'Precedenza: la presa del maggior numero di pezzi.', r_prio_free: 'Si può scegliere qualunque presa.',
       r_promo_ends: 'La pedina che raggiunge l’ultima riga diventa dama e la mossa finisce.',
       r_promo_continues: 'La pedina che raggiunge l’ultima riga durante una presa continua come dama.',
+      r_promo_at_end: 'La pedina diventa dama solo se la mossa finisce sull’ultima riga; se la attraversa durante una presa resta pedina.',
       r_no_progress: 'Patta dopo {n} mosse per parte senza prese né mosse di pedina.',
       r_no_progress_czech: 'Patta dopo {n} mosse per parte senza prese né promozioni.',
       r_repetition: 'Patta alla terza ripetizione di una posizione.',
@@ -365,7 +368,8 @@
     let text = '';
     if (g.turn === 'player') {
       text = t('your_move');
-      if (g.last_computer_move) text += ' ' + t('computer_played', { m: g.last_computer_move.text });
+      // A non-breaking hyphen keeps a move like 14-18 on one line.
+      if (g.last_computer_move) text += ' ' + t('computer_played', { m: g.last_computer_move.text.replace(/-/g, '\u2011') });
     }
     else if (g.turn === 'computer') text = t('thinking');
     else text = endTitle();
@@ -410,7 +414,7 @@
       t(r.men_capture_kings ? 'r_men_kings' : 'r_men_not_kings'),
       t(r.kings_fly ? 'r_kings_fly' : 'r_kings_short'),
       t('r_mandatory') + ' ' + t('r_prio_' + r.priority),
-      t(r.promotion_continues ? 'r_promo_continues' : 'r_promo_ends'),
+      t(r.promotion_continues ? 'r_promo_continues' : r.promotion_at_end_only ? 'r_promo_at_end' : 'r_promo_ends'),
       t(r.man_move_is_progress ? 'r_no_progress' : 'r_no_progress_czech', { n: r.no_progress_moves }),
     ];
     if (r.repetition) lines.push(t('r_repetition'));

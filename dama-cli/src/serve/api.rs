@@ -730,6 +730,8 @@ mod tests {
         let ru = rules_view(Variant::Russian);
         assert!(ru.kings_fly && ru.men_capture_backwards && ru.promotion_continues);
         assert_eq!(ru.priority, "free");
+        assert!(!it.promotion_at_end_only && !ru.promotion_at_end_only);
+        assert!(rules_view(Variant::Brazilian).promotion_at_end_only);
     }
 
     #[test]

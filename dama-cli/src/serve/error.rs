@@ -123,10 +123,12 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// API answers are never cached.
 pub(super) fn no_store() -> [(header::HeaderName, HeaderValue); 1] {
     [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))]
 }
 
+/// 404 for any path that is neither the page nor the API.
 pub(super) async fn not_found(uri: Uri) -> ApiError {
     let path = uri.path();
     ApiError::new(
@@ -139,6 +141,7 @@ pub(super) async fn not_found(uri: Uri) -> ApiError {
     )
 }
 
+/// 405 for a known path asked with the wrong method.
 pub(super) async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,

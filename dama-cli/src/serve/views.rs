@@ -16,6 +16,7 @@ pub(super) struct RulesView {
     pub(super) men_capture_backwards: bool,
     pub(super) men_capture_kings: bool,
     pub(super) promotion_continues: bool,
+    pub(super) promotion_at_end_only: bool,
     pub(super) priority: &'static str,
     pub(super) no_progress_moves: u32,
     pub(super) man_move_is_progress: bool,
@@ -23,22 +24,25 @@ pub(super) struct RulesView {
     pub(super) kings_against_king: Option<u32>,
 }
 
+/// The rules of `variant` for the page.
 pub(super) fn rules_view(variant: Variant) -> RulesView {
-    fn of<R: Rules>() -> (bool, bool, bool, bool) {
-        (
+    fn of<R: Rules>() -> [bool; 5] {
+        [
             R::KINGS_FLY,
             R::MEN_CAPTURE_BACKWARDS,
             R::MEN_CAPTURE_KINGS,
             R::PROMOTION_CONTINUES,
-        )
+            R::PROMOTION_AT_END_ONLY,
+        ]
     }
-    let (fly, back, take_kings, continues) = with_rules!(variant, R => of::<R>());
+    let [fly, back, take_kings, continues, at_end] = with_rules!(variant, R => of::<R>());
     let draws = variant.draw_rules();
     RulesView {
         kings_fly: fly,
         men_capture_backwards: back,
         men_capture_kings: take_kings,
         promotion_continues: continues,
+        promotion_at_end_only: at_end,
         priority: match variant.priority() {
             Priority::Italian => "italian",
             Priority::Spanish => "spanish",
@@ -65,6 +69,7 @@ pub(super) struct MoveView {
     pub(super) hub: String,
 }
 
+/// The printed numbers of `squares`.
 pub(super) fn numbers(squares: impl IntoIterator<Item = Square>) -> Vec<u8> {
     squares.into_iter().map(Square::number).collect()
 }
@@ -109,6 +114,7 @@ pub(super) struct OutcomeView {
     pub(super) message: String,
 }
 
+/// How the game ended, from the player's side (`human`).
 pub(super) fn outcome_view(outcome: Outcome, human: Color) -> OutcomeView {
     let (winner, reason) = match outcome {
         Outcome::Win(c) if c == human => (Some("player"), "no_moves"),
@@ -152,6 +158,7 @@ pub(super) struct GameView {
     pub(super) fen: String,
 }
 
+/// Game `id` as the page sees it, with `last`, the computer's last move, if wanted.
 pub(super) fn game_view(id: GameId, entry: &Entry, last: Option<MoveView>) -> GameView {
     let model = &entry.model;
     let game = model.game();
@@ -243,6 +250,7 @@ pub struct ReasonView {
     pub(super) rule: Option<&'static str>,
 }
 
+/// The rules' reason `why` in `game`, with the squares to point at.
 pub(super) fn reason_view(game: &Game, why: &Illegal) -> ReasonView {
     let variant = game.variant();
     let pos = game.position();
@@ -285,6 +293,7 @@ pub(super) fn reason_view(game: &Game, why: &Illegal) -> ReasonView {
     }
 }
 
+/// `text` with a capital first letter.
 pub(super) fn capitalised(text: &str) -> String {
     let mut chars = text.chars();
     match chars.next() {
