@@ -98,6 +98,39 @@ moves print `computer <move>`; the end prints `result <1-0|0-1|1/2-1/2> score <p
         #[arg(long, default_value = "italian", value_parser = variant_parser())]
         variant: Variant,
     },
+    /// Serve the game in a web browser: a local web server and one page, the engine behind it.
+    ///
+    /// Tap or click a piece to see where it may go; the computer plays at five levels (keys
+    /// 1-5), in Italian or any other rule set dama knows. The page and its script are built
+    /// into the binary; nothing is downloaded. Stop the server with Ctrl-C.
+    #[command(after_help = "Examples:
+  dama serve                          http://127.0.0.1:8080/
+  dama serve --open                   and open it in the desktop's browser
+  dama serve --port 0                 any free port (the address is printed)
+  dama serve --bind 0.0.0.0           reachable from other machines (a phone on the LAN)
+
+The JSON API (under /api) is described by GET /api and in the README.")]
+    Serve {
+        /// The TCP port (0: any free port).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// The address to listen on (loopback unless told otherwise).
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+        /// Open the page in the desktop's browser (a failure is only a warning).
+        #[arg(long)]
+        open: bool,
+        /// The most games kept at once; a new game beyond that is refused (503).
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        max_games: u64,
+        /// Seconds after which an untouched game is forgotten.
+        #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..=604_800))]
+        idle: u64,
+        /// Searches run at the same time (each with a 16 MiB table); by default the number
+        /// of processors, at most 8.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
+        searchers: Option<u64>,
+    },
     /// List the legal moves of a position, one per line.
     Moves {
         /// The rules.

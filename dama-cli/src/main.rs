@@ -7,6 +7,7 @@ mod commands;
 mod error;
 mod exit;
 mod play;
+mod serve;
 
 use std::process::ExitCode;
 

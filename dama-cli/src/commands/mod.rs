@@ -141,6 +141,21 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             std::io::Write::write_all(&mut std::io::stdout(), &script).map_err(CliError::Output)?;
             Ok(Status::Ok)
         }
+        Command::Serve {
+            port,
+            bind,
+            open,
+            max_games,
+            idle,
+            searchers,
+        } => crate::serve::run(crate::serve::Options {
+            bind,
+            port,
+            open,
+            max_games: usize::try_from(max_games).unwrap_or(usize::MAX),
+            idle: std::time::Duration::from_secs(idle),
+            searchers: searchers.map_or_else(default_searchers, |n| n as usize),
+        }),
         Command::Play {
             plain,
             level,
@@ -155,6 +170,11 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             variant,
         }),
     }
+}
+
+/// One search per processor, at most 8.
+fn default_searchers() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get().min(8))
 }
 
 /// The game of `dama analyze`'s or `dama board`'s position options.

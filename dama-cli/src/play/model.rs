@@ -196,15 +196,11 @@ impl Model {
         self.clear_selection();
         let pos = *self.game.position();
         let variant = self.game.variant();
-        match with_rules!(variant, R => pos.explain_square::<R>(sq)) {
+        match piece_moves(variant, &pos, sq) {
             Ok(list) => {
                 let moves = list
-                    .iter()
-                    .map(|&m| {
-                        let paths = with_rules!(variant, R => pos.capture_paths::<R>(m));
-                        let path = paths.into_iter().next().unwrap_or_else(|| vec![m.to()]);
-                        (m, path)
-                    })
+                    .into_iter()
+                    .filter_map(|(m, paths)| Some((m, paths.into_iter().next()?)))
                     .collect();
                 self.selection = Some(Selection {
                     from: sq,
@@ -276,6 +272,17 @@ impl Model {
         }
     }
 
+    /// Plays the player's move `m`; the caller has checked [`Model::human_to_move`].
+    ///
+    /// # Errors
+    /// When `m` is not legal here; the game is unchanged.
+    pub fn play_own(&mut self, m: Move) -> Result<(), Error> {
+        self.game.play(m)?;
+        self.clear_selection();
+        self.message.clear();
+        Ok(())
+    }
+
     /// Plays a whole move typed by the player (Hub or PDN notation).
     ///
     /// # Errors
@@ -331,6 +338,32 @@ impl Model {
             draw => capitalised(&draw.to_string()),
         })
     }
+}
+
+/// A piece's legal moves, each with every landing path it may take.
+pub type PieceMoves = Vec<(Move, Vec<Vec<Square>>)>;
+
+/// The legal moves of the piece on `sq` in `pos` under `variant`'s rules, each with its
+/// landing squares (every path a capture may take, at least one; a quiet move's is its end
+/// square), or the rules' reason why it has none.
+///
+/// # Errors
+/// The [`Illegal`] reason: no piece there, the opponent's piece, a capture compulsory
+/// elsewhere, a capture that loses by priority, or a blocked piece.
+pub fn piece_moves(variant: Variant, pos: &Position, sq: Square) -> Result<PieceMoves, Illegal> {
+    let list = with_rules!(variant, R => pos.explain_square::<R>(sq))?;
+    Ok(list
+        .iter()
+        .map(|&m| {
+            let mut paths = with_rules!(variant, R => pos.capture_paths::<R>(m));
+            paths.sort();
+            paths.dedup();
+            if paths.is_empty() {
+                paths.push(vec![m.to()]);
+            }
+            (m, paths)
+        })
+        .collect())
 }
 
 /// Why a typed move was refused: the rules' reason, naming the compulsory captures.

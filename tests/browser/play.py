@@ -1,0 +1,299 @@
+"""`dama serve` in a real browser: a whole game against Novice, played by clicking.
+
+Usage: play.py DAMA_BINARY [SCREENSHOT_DIR]
+
+Starts `DAMA_BINARY serve --port 0`, opens the page in Chromium (Debian's, through
+Playwright for Python; CHROMIUM names another executable) and checks on the way:
+- the page starts at Normal; key 1 switches to Novice, which survives a reload (browser
+  storage), as does the game itself;
+- the squares' names for screen readers (`square 22, white man`, `square 17, empty`) and
+  selection from the keyboard;
+- the dots after selecting a piece, and after each landing of a multi-jump, are exactly the
+  squares the API says the piece may land on next;
+- touching a piece that may not move because a capture is compulsory elsewhere shows that
+  message and rings the pieces that must capture (the API's list);
+- after every computer move, the tinted squares are its start and landing squares, and the
+  screen-reader announcement names it;
+- the end shows the result and the score, which is recomputed here from the final board:
+  10 per enemy piece captured, plus 100 + 50 x 1 for a win at Novice.
+The player's moves are chosen by `dama analyze` (depth 8) from the game's FEN and entered by
+clicks; where a unique path is completed at once the remaining landings are not clicked.
+Screenshots at 1280x800 and 390x844 (portrait phone) are written mid-game to
+SCREENSHOT_DIR/serve-desktop.png and serve-phone.png (default: docs).
+
+Exit status 0 when every check passes; the first failure raises with what was seen.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+from playwright.sync_api import sync_playwright
+
+DEADLINE = 110  # seconds for the whole test
+SHOT_AT = 6  # the player's move at which the screenshots are taken
+
+
+class Server:
+    """A `dama serve` on a free loopback port."""
+
+    def __init__(self, binary):
+        self.proc = subprocess.Popen(
+            [binary, "serve", "--port", "0"], stdout=subprocess.PIPE, text=True
+        )
+        line = self.proc.stdout.readline()
+        match = re.search(r"http://\S+/", line)
+        if not match:
+            self.proc.kill()
+            raise SystemExit(f"dama serve printed no address: {line!r}")
+        self.url = match.group(0)
+
+    def api(self, path, method="GET", body=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path.lstrip("/"), data=data, method=method)
+        req.add_header("content-type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=10) as res:
+                return res.status, json.loads(res.read() or b"null")
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read() or b"null")
+
+    def stop(self):
+        self.proc.send_signal(2)  # Ctrl-C
+        try:
+            code = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise SystemExit("dama serve did not stop within 10 s of Ctrl-C")
+        if code != 0:
+            raise SystemExit(f"dama serve exited with status {code} after Ctrl-C")
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def best_move(binary, fen):
+    out = subprocess.run(
+        [binary, "analyze", "--fen", fen, "--depth", "8", "--json"],
+        capture_output=True, text=True, check=True, timeout=30,
+    ).stdout
+    for line in out.splitlines():
+        msg = json.loads(line)
+        if msg["type"] == "bestmove":
+            return msg["data"]["move"]
+    raise AssertionError(f"dama analyze gave no best move for {fen}")
+
+
+def numbers(page, selector):
+    return sorted(int(x) for x in page.eval_on_selector_all(
+        selector, "els => els.map(e => e.dataset.sq)"))
+
+
+def wait_ready(page):
+    page.wait_for_function(
+        "document.body.dataset.busy === '0' && "
+        "['player', 'over'].includes(document.body.dataset.turn)", timeout=30000)
+
+
+def game_of(server, page):
+    gid = page.evaluate("document.body.dataset.gameId")
+    status, game = server.api(f"/api/games/{gid}")
+    check(status == 200, f"GET game {gid}: {status} {game}")
+    return game
+
+
+def next_landings(move_list, entered):
+    """The dots the page must show after the landings `entered` (engine squares)."""
+    k = len(entered)
+    out = set()
+    for m in move_list:
+        for p in m["paths"]:
+            if p[:k] == entered and len(p) > k:
+                out.add(p[k])
+    return sorted(out)
+
+
+def check_level_and_reload(server, page):
+    check(page.get_attribute("#level", "data-level") == "normal", "the game starts at Normal")
+    check(page.inner_text("#level") == "Level: Normal", page.inner_text("#level"))
+    page.keyboard.press("1")
+    page.wait_for_function("document.getElementById('level').dataset.level === 'novice'")
+    before = game_of(server, page)
+    deadline = time.time() + 5
+    while before["level"] != "novice" and time.time() < deadline:
+        time.sleep(0.05)
+        before = game_of(server, page)
+    check(before["level"] == "novice", f"the server's game level: {before['level']}")
+    page.reload()
+    page.wait_for_selector("#pieces .piece")
+    wait_ready(page)
+    check(page.get_attribute("#level", "data-level") == "novice", "Novice survives a reload")
+    check(page.inner_text("#level") == "Level: Novice", page.inner_text("#level"))
+    after = game_of(server, page)
+    check(after["id"] == before["id"], "the game survives a reload")
+    check(after["level"] == "novice", "the server plays at Novice after the reload")
+
+
+def check_names_and_keyboard(page):
+    label = page.get_attribute('#squares .square[data-sq="22"]', "aria-label")
+    check(label == "square 22, white man", f"square 22 is named {label!r}")
+    label = page.get_attribute('#squares .square[data-sq="17"]', "aria-label")
+    check(label == "square 17, empty", f"square 17 is named {label!r}")
+    label = page.get_attribute('#squares .square[data-sq="9"]', "aria-label")
+    check(label == "square 9, black man", f"square 9 is named {label!r}")
+    page.focus('#squares .square[data-sq="22"]')
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#marks .dot")
+    check(numbers(page, "#marks .dot") == [18, 19], "Enter on 22 marks 18 and 19")
+    page.keyboard.press("ArrowRight")
+    focused = page.evaluate("document.activeElement.dataset.sq")
+    check(focused == "23", f"ArrowRight from 22 focuses 23, not {focused}")
+    page.keyboard.press("Escape")
+    check(numbers(page, "#marks .dot") == [], "Escape clears the selection")
+
+
+def try_capture_elsewhere(server, page, game):
+    """Touches a piece kept still by a capture elsewhere, if there is one; whether it did."""
+    own = [i + 1 for i, c in enumerate(game["board"]) if c in "wW"]
+    for sq in own:
+        if sq in game["movable"]:
+            continue
+        status, t = server.api(f"/api/games/{game['id']}/targets?square={sq}")
+        check(status == 200, f"targets of {sq}: {status} {t}")
+        reason = t["reason"]
+        if not reason or reason["code"] != "must_capture":
+            continue
+        page.click(f'#squares .square[data-sq="{sq}"]')
+        wait_ready(page)
+        text = page.inner_text("#message")
+        check(text.startswith("A capture is compulsory"), f"message after touching {sq}: {text!r}")
+        rings = numbers(page, "#marks .must")
+        check(rings == sorted(reason["squares"]), f"rings {rings}, must capture {reason['squares']}")
+        check(numbers(page, "#marks .dot") == [], "no dots for a piece that may not move")
+        return True
+    return False
+
+
+def check_last_move(page, game):
+    last = game["last_computer_move"]
+    if not last:
+        return
+    tinted = numbers(page, "#tints .tint-last")
+    check(tinted == sorted({last["from"], *last["path"]}),
+          f"tinted {tinted} for the computer's {last['hub']}")
+    if game["turn"] != "player":
+        return  # the player's move ended the game: it is the last one announced
+    page.wait_for_function(
+        "document.getElementById('announce').textContent.startsWith('The computer played')")
+    said = page.text_content("#announce")
+    check(last["text"] in said, f"announced {said!r} for {last['text']}")
+
+
+def shoot(page, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    page.screenshot(path=os.path.join(out_dir, "serve-desktop.png"))
+    # A phone opens the page with the rules and the moves folded (the desktop unfolds them).
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = false; })")
+    page.wait_for_timeout(150)
+    page.screenshot(path=os.path.join(out_dir, "serve-phone.png"))
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.wait_for_timeout(150)
+
+
+def play_move(binary, server, page, game, out_dir, turn):
+    hub = best_move(binary, game["fen"])
+    start = int(re.split("[-x]", hub)[0])
+    status, t = server.api(f"/api/games/{game['id']}/targets?square={start}")
+    check(status == 200 and not t["reason"], f"targets of {start}: {status} {t}")
+    move = next((m for m in t["moves"] if m["hub"] == hub), None)
+    check(move is not None, f"{hub} among the moves of {start}: {t['moves']}")
+    page.click(f'#squares .square[data-sq="{start}"]')
+    wait_ready(page)
+    dots = numbers(page, "#marks .dot")
+    check(dots == t["targets"], f"dots {dots} after selecting {start}, API {t['targets']}")
+    if turn == SHOT_AT and out_dir:
+        shoot(page, out_dir)
+    path = move["paths"][0]
+    entered = []
+    for landing in path:
+        if page.evaluate("document.body.dataset.busy") == "1":
+            break  # a unique path was completed at once
+        expected = next_landings(t["moves"], entered)
+        dots = numbers(page, "#marks .dot")
+        check(dots == expected, f"dots {dots} after {[start] + entered}, expected {expected}")
+        page.click(f'#squares .square[data-sq="{landing}"]')
+        entered.append(landing)
+    return move
+
+
+def main():
+    binary = sys.argv[1]
+    out_dir = sys.argv[2] if len(sys.argv) > 2 else "docs"
+    began = time.time()
+    server = Server(binary)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+            context = browser.new_context(
+                viewport={"width": 1280, "height": 800}, locale="en-US",
+                # The page forbids eval; wait_for_function needs it.
+                bypass_csp=True)
+            page = context.new_page()
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.set_default_timeout(15000)
+            page.goto(server.url)
+            page.wait_for_selector("#pieces .piece")
+            wait_ready(page)
+            check(page.inner_text("#status").startswith("Your move"), "the player starts")
+            check_level_and_reload(server, page)
+            check_names_and_keyboard(page)
+
+            capture_seen = False
+            turn = 0
+            multi_jumps = 0
+            while True:
+                check(time.time() - began < DEADLINE, f"the game took over {DEADLINE} s")
+                wait_ready(page)
+                game = game_of(server, page)
+                check_last_move(page, game)
+                if game["turn"] == "over":
+                    break
+                if not capture_seen:
+                    capture_seen = try_capture_elsewhere(server, page, game)
+                turn += 1
+                move = play_move(binary, server, page, game, out_dir, turn)
+                multi_jumps += len(move["captured"]) > 1
+
+            page.wait_for_selector("#end:not(.hidden)")
+            game = game_of(server, page)
+            enemy_left = sum(c in "bB" for c in game["board"])
+            won = game["outcome"]["winner"] == "player"
+            expected = 10 * (12 - enemy_left) + (100 + 50 * 1 if won else 0)
+            check(game["score"] == expected, f"API score {game['score']}, expected {expected}")
+            shown = page.inner_text("#end-score")
+            check(shown == f"Score: {expected}", f"the end shows {shown!r}, expected {expected}")
+            title = page.inner_text("#end-title")
+            wanted = {"player": "You win!", "computer": "The computer wins."}.get(
+                game["outcome"]["winner"], "Draw.")
+            check(title == wanted, f"the end says {title!r} for {game['outcome']}")
+            check(capture_seen, "no position let the test touch a piece kept still by a capture")
+            check(not errors, f"errors in the page: {errors}")
+            browser.close()
+    finally:
+        server.stop()
+    print(f"browser: {turn} moves played by clicks, {multi_jumps} multi-jumps, result "
+          f"{game['outcome']['result']}, score {game['score']}, in {time.time() - began:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
