@@ -84,6 +84,8 @@
 //! ```
 
 #![warn(missing_docs)]
+// Safe Rust only (the workspace denies `unsafe`; here it cannot be allowed back).
+#![forbid(unsafe_code)]
 
 /// The README's example, compiled and run as a doctest.
 #[doc = include_str!("../README.md")]

@@ -1,6 +1,7 @@
 //! Move generation and perft never touch the heap: a counting global allocator watches them.
 //!
-//! The one `unsafe` of the workspace: a global allocator cannot be written without it.
+//! One of the two `unsafe`s of the workspace (the other is dama-search's cache prefetch): a
+//! global allocator cannot be written without it.
 //!
 //! Only the measuring thread's allocations are counted: the test harness's other threads
 //! (its main thread, output capture, other tests) allocate whenever they like, and a shared

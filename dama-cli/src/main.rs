@@ -2,6 +2,9 @@
 //!
 //! Exit status: 0 success, 1 a negative answer the user asked for, 2 bad input or I/O.
 
+// Safe Rust only (the workspace denies `unsafe`; here it cannot be allowed back).
+#![forbid(unsafe_code)]
+
 mod cli;
 mod commands;
 mod error;

@@ -157,6 +157,8 @@ fn match_shards_split_the_games_and_json_ends_with_the_result() {
                 "6",
                 "--shard",
                 shard,
+                "--concurrency",
+                "2",
                 "--json",
             ],
             None,
@@ -165,6 +167,15 @@ fn match_shards_split_the_games_and_json_ends_with_the_result() {
         let out = stdout(&o);
         let last: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
         assert_eq!(last["type"], "result");
+        // The game lines come as the games end, in the match's order.
+        let indices: Vec<u64> = out
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|v| v["type"] == "game")
+            .map(|v| v["data"]["index"].as_u64().unwrap())
+            .collect();
+        assert_eq!(indices, (0..indices.len() as u64).collect::<Vec<_>>());
+        assert_eq!(Some(indices.len() as u64), last["data"]["games"].as_u64());
         for key in ["wins", "draws", "losses", "score", "elo", "elo_error"] {
             assert!(last["data"].get(key).is_some(), "{key}");
         }

@@ -421,7 +421,8 @@ impl<W: Write> Controller<W> {
         let Some((job, mode)) = self.pending.pop_front() else {
             return;
         };
-        let stopped = !self.pending.is_empty();
+        // A later `go` is waiting, or a `stop` came for this one while it was queued.
+        let stopped = !self.pending.is_empty() || job.signals.stop.load(Ordering::Relaxed);
         if stopped {
             job.signals.stop.store(true, Ordering::Relaxed);
         }
@@ -437,7 +438,12 @@ impl<W: Write> Controller<W> {
         self.job(Job::Search(Box::new(job)));
     }
 
+    /// Ends the running search and the queued ones: a `stop` is for the search the GUI asked
+    /// for last, which may still wait behind the one answering.
     fn stop(&mut self) -> Result<(), Error> {
+        for (job, _) in &self.pending {
+            job.signals.stop.store(true, Ordering::Relaxed);
+        }
         let Some(r) = &mut self.running else {
             return Ok(());
         };
@@ -449,7 +455,15 @@ impl<W: Write> Controller<W> {
         Ok(())
     }
 
+    /// The expected move was played: the clock applies to the search the GUI asked for last
+    /// (a queued `go ponder` becomes a `go think`).
     fn ponder_hit(&mut self) -> Result<(), Error> {
+        for (job, mode) in &mut self.pending {
+            if *mode == GoMode::Ponder {
+                *mode = GoMode::Think;
+                job.signals.pondering.store(false, Ordering::Relaxed);
+            }
+        }
         let Some(r) = &mut self.running else {
             return Ok(());
         };

@@ -93,6 +93,8 @@
 //! word.
 
 #![warn(missing_docs)]
+// Safe Rust only (the workspace denies `unsafe`; here it cannot be allowed back).
+#![forbid(unsafe_code)]
 
 pub mod client;
 pub mod command;

@@ -1,6 +1,9 @@
 //! `dama-engine`: dama as a Hub engine for GUIs and tools (see the `dama_protocol` docs for
 //! the dialect). Starts its Hub loop with or without the `hub` argument.
 
+// Safe Rust only (the workspace denies `unsafe`; here it cannot be allowed back).
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 const HELP: &str =

@@ -653,6 +653,42 @@ fn go_during_a_search_answers_both_in_order() {
 }
 
 #[test]
+fn stop_sent_before_a_queued_go_starts_still_ends_it() {
+    // Found by the torture test: `go` during an analysis queues the new search behind the
+    // running one, and a `stop` that came before the running one had answered was spent on
+    // it, so the queued analysis then waited for a `stop` the GUI had already sent: its
+    // `done` never came.
+    let s = Session::ready();
+    s.send("pos start");
+    s.send("go analyze");
+    s.send("go analyze");
+    s.send("stop");
+    let mut dones = 0;
+    while dones < 2 {
+        dones += usize::from(s.recv().starts_with("done"));
+    }
+    s.close();
+}
+
+#[test]
+fn ponder_hit_sent_before_a_queued_ponder_starts_applies_to_it() {
+    // The same for `ponder-hit`: it is for the search the GUI asked for last.
+    let s = Session::ready();
+    s.send("pos start");
+    // Time limits wait for `ponder-hit`: the first search is still running when the second
+    // `go` comes.
+    s.send("level move-time=0.2");
+    s.send("go ponder");
+    s.send("go ponder");
+    s.send("ponder-hit");
+    let mut dones = 0;
+    while dones < 2 {
+        dones += usize::from(s.recv().starts_with("done"));
+    }
+    s.close();
+}
+
+#[test]
 fn new_game_stops_the_search_and_resets_the_position() {
     let s = Session::ready();
     s.send(r#"pos start moves="22-18 11-14""#);

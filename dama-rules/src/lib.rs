@@ -27,6 +27,9 @@
 //! `dama_rules::Game`.
 
 #![warn(missing_docs)]
+// Safe Rust only: the bitboards and the generator need no `unsafe` (the workspace denies it;
+// here it cannot be allowed back).
+#![forbid(unsafe_code)]
 
 mod bitboard;
 mod capture;

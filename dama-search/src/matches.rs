@@ -270,8 +270,51 @@ pub fn play_match(
     config: &MatchConfig,
 ) -> MatchResult {
     let games = config.games.div_ceil(2) * 2;
-    let next = AtomicUsize::new(0);
     let records: Mutex<Vec<Option<GameRecord>>> = Mutex::new(vec![None; games]);
+    let mut result = play_match_streaming(first, second, config, &|i, record| {
+        records.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(record);
+    });
+    result.games = records
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .flatten()
+        .collect();
+    result
+}
+
+/// Plays a match as [`play_match`] does, but hands each game to `on_game`, with its index in
+/// the match, as soon as it ends (from the game threads, so not in order when games run in
+/// parallel), and keeps only the counts: the result's [`games`](MatchResult::games) is empty.
+/// Memory does not grow with the number of games; a long match can write its games as they
+/// end.
+///
+/// ```
+/// use dama_search::matches::{play_match_streaming, LevelPlayer, MatchConfig, Player};
+/// use dama_search::{Level, Limits};
+/// use std::sync::Mutex;
+///
+/// let novice = || -> Box<dyn Player> {
+///     Box::new(LevelPlayer::new(Level::Novice, Limits::default(), 1))
+/// };
+/// let config = MatchConfig { games: 2, parallel: 1, ..MatchConfig::default() };
+/// let seen = Mutex::new(Vec::new());
+/// let result = play_match_streaming(&novice, &novice, &config, &|i, game| {
+///     seen.lock().unwrap().push((i, game.plies));
+/// });
+/// assert_eq!(result.total(), 2);
+/// assert!(result.games.is_empty());
+/// assert_eq!(seen.lock().unwrap().len(), 2);
+/// ```
+pub fn play_match_streaming(
+    first: PlayerFactory<'_>,
+    second: PlayerFactory<'_>,
+    config: &MatchConfig,
+    on_game: &(dyn Fn(usize, GameRecord) + Sync),
+) -> MatchResult {
+    let games = config.games.div_ceil(2) * 2;
+    let next = AtomicUsize::new(0);
+    let counts = Mutex::new(MatchResult::default());
     std::thread::scope(|scope| {
         for _ in 0..config.parallel.clamp(1, games.max(1)) {
             scope.spawn(|| {
@@ -298,32 +341,30 @@ pub fn play_match(
                         first_is_white,
                         ..record
                     };
-                    records.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(record);
+                    count(
+                        &mut counts.lock().unwrap_or_else(|e| e.into_inner()),
+                        &record,
+                    );
+                    on_game(i, record);
                 }
             });
         }
     });
-    let games: Vec<GameRecord> = records
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_iter()
-        .flatten()
-        .collect();
-    let mut result = MatchResult::default();
-    for g in &games {
-        let first_won = match g.result {
-            GameResult::WhiteWins => Some(g.first_is_white),
-            GameResult::BlackWins => Some(!g.first_is_white),
-            _ => None,
-        };
-        match first_won {
-            Some(true) => result.wins += 1,
-            Some(false) => result.losses += 1,
-            None => result.draws += 1,
-        }
+    counts.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Adds `g` to the counts of `result`, for the first player.
+fn count(result: &mut MatchResult, g: &GameRecord) {
+    let first_won = match g.result {
+        GameResult::WhiteWins => Some(g.first_is_white),
+        GameResult::BlackWins => Some(!g.first_is_white),
+        _ => None,
+    };
+    match first_won {
+        Some(true) => result.wins += 1,
+        Some(false) => result.losses += 1,
+        None => result.draws += 1,
     }
-    result.games = games;
-    result
 }
 
 /// Plays one game from `opening`; every move is checked by the rules.

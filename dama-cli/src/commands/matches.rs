@@ -6,14 +6,17 @@
 //! `elo` and `elo_error` are null when one side scored everything).
 
 use dama_protocol::{ClientConfig, HubPlayer};
-use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use dama_rules::notation::pdn::{GameResult, Reader};
 use dama_rules::{Game, Move, Variant};
 use dama_search::matches::{
-    italian_openings, play_match, LevelPlayer, MatchConfig, MatchResult, Player, SearchPlayer,
+    italian_openings, play_match_streaming, GameRecord, LevelPlayer, MatchConfig, MatchResult,
+    Player, SearchPlayer,
 };
 use dama_search::{Level, Limits};
 use rand::seq::SliceRandom;
@@ -233,32 +236,87 @@ pub fn run(o: Options) -> Result<Status, CliError> {
             inner
         }
     };
+    let pdn = match &o.pdn {
+        Some(path) => Some((
+            BufWriter::new(std::fs::File::create(path).map_err(|e| cannot_write(path, &e))?),
+            path.as_path(),
+        )),
+        None => None,
+    };
+    let sink = Mutex::new(Sink {
+        next: 0,
+        ended: BTreeMap::new(),
+        pdn,
+        json: o.json,
+        failed: None,
+    });
     let result = if config.games == 0 {
         MatchResult::default()
     } else {
-        play_match(&first, &second, &config)
+        play_match_streaming(&first, &second, &config, &|i, game| {
+            sink.lock().unwrap_or_else(|e| e.into_inner()).add(i, game);
+        })
     };
     if progress {
         eprintln!();
     }
-    if let Some(path) = &o.pdn {
-        let text: Vec<&str> = result.games.iter().map(|g| g.pdn.as_str()).collect();
-        std::fs::write(path, text.join("\n"))
-            .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))?;
+    let sink = sink.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(e) = sink.failed {
+        return Err(e);
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    if o.json {
-        for (i, g) in result.games.iter().enumerate() {
+    print_result(&mut out, &result, o.json)?;
+    Ok(Status::Ok)
+}
+
+/// Where the games go as they end: the PDN file and the JSON `game` lines, in the match's
+/// order (a game that ends before an earlier one waits here for it), so that memory does not
+/// grow with the number of games and the file holds every game ended so far.
+struct Sink<'a> {
+    /// The index of the next game to write.
+    next: usize,
+    /// Games ended before an earlier one.
+    ended: BTreeMap<usize, GameRecord>,
+    pdn: Option<(BufWriter<std::fs::File>, &'a Path)>,
+    json: bool,
+    /// The first error; nothing is written after it.
+    failed: Option<CliError>,
+}
+
+impl Sink<'_> {
+    fn add(&mut self, i: usize, game: GameRecord) {
+        self.ended.insert(i, game);
+        while let Some(game) = self.ended.remove(&self.next) {
+            if self.failed.is_none() {
+                if let Err(e) = self.write(self.next, &game) {
+                    self.failed = Some(e);
+                }
+            }
+            self.next += 1;
+        }
+    }
+
+    fn write(&mut self, i: usize, g: &GameRecord) -> Result<(), CliError> {
+        if let Some((file, path)) = &mut self.pdn {
+            let separator = if i == 0 { "" } else { "\n" };
+            write!(file, "{separator}{}", g.pdn)
+                .and_then(|()| file.flush())
+                .map_err(|e| cannot_write(path, &e))?;
+        }
+        if self.json {
             let line = json!({"type": "game", "data": {
                 "index": i, "first_is_white": g.first_is_white, "result": g.result.as_str(),
                 "reason": g.reason, "plies": g.plies,
             }});
-            writeln!(out, "{line}").map_err(CliError::Output)?;
+            writeln!(std::io::stdout().lock(), "{line}").map_err(CliError::Output)?;
         }
+        Ok(())
     }
-    print_result(&mut out, &result, o.json)?;
-    Ok(Status::Ok)
+}
+
+fn cannot_write(path: &Path, e: &std::io::Error) -> CliError {
+    CliError::Usage(format!("cannot write {}: {e}", path.display()))
 }
 
 /// The result line (or the JSON `result` line).

@@ -330,6 +330,14 @@ fn parse_tag(text: &str) -> Option<(String, String, usize)> {
         let end = after_name.find(']')?;
         (after_name[..end].trim().to_string(), &after_name[end..])
     };
+    // A tag is one line: a carriage return inside the value (the line ends at `\n`) is a
+    // line break that the writer writes as a space, so it reads as one here too, and a game
+    // reads back the same from the text written of it.
+    let value = if value.contains('\r') {
+        value.replace('\r', " ")
+    } else {
+        value
+    };
     let tail = after_value.trim_start().strip_prefix(']')?;
     Some((name, value, text.len() - tail.len()))
 }
@@ -421,6 +429,27 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn a_carriage_return_inside_a_tag_value_reads_as_a_space() {
+        // Found by the pdn fuzz target: the writer writes it as a space, so a game with the
+        // raw `\r` did not read back the same from its own text.
+        let tag = |value: &str| Tok::Tag {
+            name: "Event".into(),
+            value: value.into(),
+        };
+        assert_eq!(toks("[Event \"a\rb\"]"), [tag("a b")]);
+        assert_eq!(toks("[Event a\rb]"), [tag("a b")]);
+        let text = "[Event \"c\rapture\"]\n1. 22-18 *\n";
+        let game = crate::notation::pdn::read_str(text, crate::Variant::Italian)
+            .remove(0)
+            .unwrap();
+        let written = crate::notation::pdn::write(&game).unwrap();
+        let again = crate::notation::pdn::read_str(&written, crate::Variant::Italian)
+            .remove(0)
+            .unwrap();
+        assert_eq!(again, game);
     }
 
     #[test]
