@@ -257,14 +257,20 @@ fn client_handshake_search_and_quit() {
 
 #[test]
 fn engine_against_engine_through_the_client_plays_to_the_end() {
+    // The point is a whole game through the client, not timing: a loaded CI machine once
+    // held a 200 ms search past the default 2 s of grace, so the grace here is generous.
+    let config = ClientConfig {
+        grace: Duration::from_secs(20),
+        ..engine_config()
+    };
     let mut strong = HubPlayer::new(
         "dama hard",
-        engine_config().param("hash", "4"),
+        config.clone().param("hash", "4"),
         Limits::depth(4),
     );
     let mut weak = HubPlayer::new(
         "dama easy",
-        engine_config()
+        config
             .param("level", "easy")
             .param("seed", "3")
             .param("hash", "4"),
