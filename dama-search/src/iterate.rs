@@ -131,18 +131,7 @@ pub(crate) fn run<R: Rules>(
             .unwrap_or_else(|e| e.into_inner());
         if let Some(deeper) = deepest.filter(|d| d.0 > done.0) {
             done = deeper;
-            let elapsed = start.elapsed();
-            let nodes = control.nodes.load(Relaxed);
-            on_info(&Info {
-                depth: done.0,
-                seldepth: done.2 as u32,
-                multipv: 1,
-                score: Score(done.1[0].score),
-                nodes,
-                nps: nps(nodes, elapsed),
-                time: elapsed,
-                pv: done.1[0].pv.clone(),
-            });
+            on_info(&line_info(&control, done.0, done.2, 1, &done.1[0]));
         }
     }
     SearchResult {
@@ -225,18 +214,13 @@ fn deepen<R: Rules>(
             roots[pv_idx..].sort_by_key(|r| std::cmp::Reverse(r.score));
             if w.main {
                 w.flush_nodes();
-                let elapsed = w.control.time.elapsed();
-                let nodes = w.control.nodes.load(Relaxed);
-                on_info(&Info {
+                on_info(&line_info(
+                    w.control,
                     depth,
-                    seldepth: w.seldepth as u32,
-                    multipv: pv_idx + 1,
-                    score: Score(roots[pv_idx].score),
-                    nodes,
-                    nps: nps(nodes, elapsed),
-                    time: elapsed,
-                    pv: roots[pv_idx].pv.clone(),
-                });
+                    w.seldepth,
+                    pv_idx + 1,
+                    &roots[pv_idx],
+                ));
             }
         }
         busy.fetch_sub(1, Relaxed);
@@ -267,18 +251,7 @@ fn deepen<R: Rules>(
                 done = deepest.clone();
                 drop(deepest);
                 w.flush_nodes();
-                let elapsed = w.control.time.elapsed();
-                let nodes = w.control.nodes.load(Relaxed);
-                on_info(&Info {
-                    depth,
-                    seldepth: w.seldepth as u32,
-                    multipv: 1,
-                    score: Score(roots[0].score),
-                    nodes,
-                    nps: nps(nodes, elapsed),
-                    time: elapsed,
-                    pv: roots[0].pv.clone(),
-                });
+                on_info(&line_info(w.control, depth, w.seldepth, 1, &roots[0]));
             }
         }
         let best = Score(roots[0].score);
@@ -294,6 +267,28 @@ fn deepen<R: Rules>(
     }
     w.flush_nodes();
     done
+}
+
+/// The report of one root line at the current node count and time.
+fn line_info(
+    control: &Control<'_>,
+    depth: u32,
+    seldepth: usize,
+    multipv: usize,
+    root: &RootMove,
+) -> Info {
+    let elapsed = control.time.elapsed();
+    let nodes = control.nodes.load(Relaxed);
+    Info {
+        depth,
+        seldepth: seldepth as u32,
+        multipv,
+        score: Score(root.score),
+        nodes,
+        nps: nps(nodes, elapsed),
+        time: elapsed,
+        pv: root.pv.clone(),
+    }
 }
 
 fn nps(nodes: u64, elapsed: Duration) -> u64 {
