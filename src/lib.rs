@@ -6,8 +6,13 @@
 //!
 //! - [`rules`]: board, moves of every variant, capture priorities, explanations of illegal
 //!   moves, game state, FEN/Hub/PDN notation, perft (the `dama-rules` crate);
-//! - [`search`]: the search (the `dama-search` crate; not written yet);
-//! - [`protocol`]: the Hub protocol for GUIs (the `dama-protocol` crate; not written yet).
+//! - [`search`]: evaluation, iterative-deepening alpha-beta, levels, time management and
+//!   engine matches (the [`dama-search`](dama_search) crate);
+//! - [`protocol`]: the Hub protocol for GUIs, the engine side and a client for other Hub
+//!   engines (the [`dama-protocol`](dama_protocol) crate).
+//!
+//! The command-line program `dama` (play, analyse, perft, matches, PDN tools, the browser game)
+//! is the `dama-cli` package: `cargo install --path dama-cli` from a clone.
 //!
 //! # A game
 //!
@@ -82,6 +87,19 @@
 //! }
 //! # Ok::<_, dama::rules::Error>(())
 //! ```
+//!
+//! # The engine's move
+//!
+//! ```
+//! use dama::rules::{notation::fen, Game, Variant};
+//! use dama::search::{Engine, Limits};
+//!
+//! // From a FEN to the best move (and its score, line, depth and nodes in `result`).
+//! let game = Game::from_position(Variant::Italian, fen::parse("W:W22,29:B18,9")?);
+//! let result = Engine::new().search(&game, &Limits::depth(8));
+//! assert_eq!(result.best.map(|m| m.to_string()).as_deref(), Some("22x13x18"));
+//! # Ok::<_, dama::rules::Error>(())
+//! ```
 
 #![warn(missing_docs)]
 // Safe Rust only (the workspace denies `unsafe`; here it cannot be allowed back).
@@ -105,18 +123,16 @@ pub mod rules {
     pub use dama_rules::*;
 }
 
-/// The search: everything of the [`dama_search`] crate (not written yet).
+/// The search: everything of the [`dama_search`] crate (the engine, its limits, levels and
+/// matches).
 pub mod search {
-    // The crate has no items yet: the glob imports nothing until it does.
-    #[allow(unused_imports)]
     #[doc(no_inline)]
     pub use dama_search::*;
 }
 
-/// The Hub protocol: everything of the [`dama_protocol`] crate (not written yet).
+/// The Hub protocol: everything of the [`dama_protocol`] crate (the engine's controller loop
+/// and a client for external Hub engines).
 pub mod protocol {
-    // The crate has no items yet: the glob imports nothing until it does.
-    #[allow(unused_imports)]
     #[doc(no_inline)]
     pub use dama_protocol::*;
 }
