@@ -38,6 +38,27 @@ fn analyze_prints_progress_and_the_best_move() {
 }
 
 #[test]
+fn analyze_searches_a_single_legal_move_to_the_depth_asked() {
+    // Black's only legal move is 13x22.
+    let fen = "B:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,11,12,13";
+    let o = dama(&["analyze", "--fen", fen, "--depth", "8", "--json"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let (last, infos) = lines.split_last().unwrap();
+    let depths: Vec<u64> = infos
+        .iter()
+        .map(|v| v["data"]["depth"].as_u64().unwrap())
+        .collect();
+    assert_eq!(depths, (1..=8).collect::<Vec<u64>>());
+    assert_eq!(last["data"]["depth"], 8);
+    assert!(last["data"]["move"].as_str().unwrap().starts_with("13x22"));
+    assert!(last["data"]["pv"].as_array().unwrap().len() > 1, "{last}");
+}
+
+#[test]
 fn analyze_json_parses_back() {
     let o = dama(
         &["analyze", "--depth", "5", "--multipv", "2", "--json"],
