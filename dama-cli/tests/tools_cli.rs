@@ -126,7 +126,7 @@ fn match_writes_a_pdn_that_pdn_check_accepts_and_stats_agree() {
     let result = stdout(&o);
     let line = result.lines().last().unwrap();
     assert!(line.starts_with("wins "), "{line}");
-    for word in ["draws", "losses", "score", "elo", "elo_error"] {
+    for word in ["draws", "losses", "score", "elo"] {
         assert!(line.contains(word), "{line}");
     }
     let o = dama(&["pdn", "check", p], None);
@@ -134,6 +134,37 @@ fn match_writes_a_pdn_that_pdn_check_accepts_and_stats_agree() {
     let o = dama(&["pdn", "stats", p], None);
     assert!(o.status.success());
     assert_eq!(stdout(&o).lines().last(), Some(line));
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn a_score_of_all_or_nothing_reads_as_a_bound_on_the_elo() {
+    let path = temp("all_won.pdn");
+    let game = "[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. 22-18 1-0\n\n";
+    std::fs::write(&path, game.repeat(10)).unwrap();
+    let p = path.to_str().unwrap();
+    // 10 games won: the score is above 0.05^(1/10) with 95 % confidence.
+    let p95 = 0.05f64.powf(0.1);
+    let bound = -400.0 * (1.0 / p95 - 1.0).log10();
+    let o = dama(&["pdn", "stats", p], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want = format!("wins 10 draws 0 losses 0 score 100.0% elo > +{bound:.1} (95% bound)");
+    assert_eq!(stdout(&o).lines().last(), Some(want.as_str()));
+    assert!(!stdout(&o).contains("inf"));
+    let o = dama(&["pdn", "stats", p, "--player", "B", "--json"], None);
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let data = &v["data"];
+    assert!(data["elo"].is_null() && data["elo_error"].is_null(), "{v}");
+    assert_eq!(data["elo_bound"]["op"], "<");
+    let x = data["elo_bound"]["elo"].as_f64().unwrap();
+    assert!((x + bound).abs() < 0.06, "{x} {bound}");
+    // One draw among them: an estimate again, no bound.
+    let drawn = game.replace("1-0", "1/2-1/2");
+    std::fs::write(&path, game.repeat(9) + &drawn).unwrap();
+    let o = dama(&["pdn", "stats", p, "--json"], None);
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert!(v["data"]["elo_bound"].is_null(), "{v}");
+    assert!(v["data"]["elo"].as_f64().unwrap() > bound);
     let _ = std::fs::remove_file(path);
 }
 
@@ -197,7 +228,15 @@ fn match_shards_split_the_games_and_json_ends_with_the_result() {
             .collect();
         assert_eq!(indices, (0..indices.len() as u64).collect::<Vec<_>>());
         assert_eq!(Some(indices.len() as u64), last["data"]["games"].as_u64());
-        for key in ["wins", "draws", "losses", "score", "elo", "elo_error"] {
+        for key in [
+            "wins",
+            "draws",
+            "losses",
+            "score",
+            "elo",
+            "elo_error",
+            "elo_bound",
+        ] {
             assert!(last["data"].get(key).is_some(), "{key}");
         }
         total += last["data"]["games"].as_u64().unwrap();

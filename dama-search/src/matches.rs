@@ -234,19 +234,65 @@ impl MatchResult {
         (elo_of(p), (hi - lo) / 2.0)
     }
 
-    /// `W-D-L, score %, Elo ± margin`.
+    /// For a score of 0 % or 100 %, where [`MatchResult::elo`] is infinite: the one-sided
+    /// 95 % confidence bound on the Elo difference. After `n` games all won, the score of the
+    /// first player is above `0.05^(1/n)` with 95 % confidence (the exact binomial bound:
+    /// a player scoring less would win all `n` games less than 5 % of the time), so the Elo
+    /// is above the Elo of that score; all lost, below its opposite. `None` for any other
+    /// result and for no games.
+    ///
+    /// ```
+    /// use dama_search::matches::{EloBound, MatchResult};
+    /// let r = MatchResult { wins: 10, ..Default::default() };
+    /// let Some(EloBound::Above(x)) = r.elo_bound() else { panic!() };
+    /// assert!((x - 182.7).abs() < 0.1);
+    /// let r = MatchResult { losses: 10, ..Default::default() };
+    /// assert!(matches!(r.elo_bound(), Some(EloBound::Below(x)) if (x + 182.7).abs() < 0.1));
+    /// let r = MatchResult { wins: 9, draws: 1, ..Default::default() };
+    /// assert_eq!(r.elo_bound(), None);
+    /// ```
+    pub fn elo_bound(&self) -> Option<EloBound> {
+        let n = self.total();
+        if n == 0 || (self.wins < n && self.losses < n) {
+            return None;
+        }
+        let p = 0.05f64.powf(1.0 / f64::from(n));
+        let x = elo_of(p);
+        Some(if self.wins == n {
+            EloBound::Above(x)
+        } else {
+            EloBound::Below(-x)
+        })
+    }
+
+    /// `W-D-L, score %, Elo ± margin` (or `Elo > x` for a score of 100 %, see
+    /// [`MatchResult::elo_bound`]).
     pub fn summary(&self) -> String {
         let (elo, margin) = self.elo();
+        let elo = match self.elo_bound() {
+            Some(EloBound::Above(x)) => format!("Elo > {x:+.0}"),
+            Some(EloBound::Below(x)) => format!("Elo < {x:+.0}"),
+            None if self.total() == 0 => "no games".to_string(),
+            None => format!("Elo {elo:+.0} ± {margin:.0}"),
+        };
         format!(
-            "{}-{}-{} (W-D-L) score {:.1}% Elo {:+.0} ± {:.0}",
+            "{}-{}-{} (W-D-L) score {:.1}% {elo}",
             self.wins,
             self.draws,
             self.losses,
             100.0 * self.score(),
-            elo,
-            margin
         )
     }
+}
+
+/// A bound on the Elo difference where the score (0 % or 100 %) gives no estimate: see
+/// [`MatchResult::elo_bound`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum EloBound {
+    /// Every game won: the Elo difference is above this, with 95 % confidence.
+    Above(f64),
+    /// Every game lost: below this.
+    Below(f64),
 }
 
 fn elo_of(p: f64) -> f64 {

@@ -2,8 +2,13 @@
 //!
 //! `--json` prints one line per game, `{"type": "game", "data": {"index", "first_is_white",
 //! "result", "reason", "plies"}}`, then `{"type": "result", "data": {"wins", "draws",
-//! "losses", "games", "score", "elo", "elo_error"}}` (`score` is 0..1 for the first player;
-//! `elo` and `elo_error` are null when one side scored everything).
+//! "losses", "games", "score", "elo", "elo_error", "elo_bound"}}` (`score` is 0..1 for the
+//! first player; `elo_error` is the half-width of the 95 % confidence interval). When one
+//! side scored everything the Elo difference has no estimate, only a bound: `elo` and
+//! `elo_error` are null and `elo_bound` is `{"op": ">", "elo": 182.7}` (every game won:
+//! above +182.7 with 95 % confidence, the exact binomial bound, see
+//! `dama_search::matches::MatchResult::elo_bound`) or `{"op": "<", "elo": -182.7}`;
+//! otherwise `elo_bound` is null. The text line reads `elo > +182.7 (95% bound)` then.
 
 use dama_protocol::{ClientConfig, HubPlayer};
 use std::collections::BTreeMap;
@@ -15,8 +20,8 @@ use std::time::Duration;
 use dama_rules::notation::pdn::{GameResult, Reader};
 use dama_rules::{Game, Move, Variant};
 use dama_search::matches::{
-    italian_openings, play_match_streaming, GameRecord, LevelPlayer, MatchConfig, MatchResult,
-    Player, SearchPlayer,
+    italian_openings, play_match_streaming, EloBound, GameRecord, LevelPlayer, MatchConfig,
+    MatchResult, Player, SearchPlayer,
 };
 use dama_search::{Level, Limits};
 use rand::seq::SliceRandom;
@@ -322,43 +327,34 @@ fn cannot_write(path: &Path, e: &std::io::Error) -> CliError {
 /// The result line (or the JSON `result` line).
 pub fn print_result(out: &mut dyn Write, r: &MatchResult, json: bool) -> Result<(), CliError> {
     let (elo, error) = r.elo();
-    let finite = |x: f64| x.is_finite().then_some(x);
+    let finite = |x: f64| (x.is_finite() && r.total() > 0).then_some(x);
+    let (elo, error) = (finite(elo), finite(error));
+    let bound = r.elo_bound().map(|b| match b {
+        EloBound::Above(x) => (">", x),
+        EloBound::Below(x) => ("<", x),
+    });
     let line = if json {
+        let bound = bound.map(|(op, x)| json!({"op": op, "elo": (x * 10.0).round() / 10.0}));
         json!({"type": "result", "data": {
             "wins": r.wins, "draws": r.draws, "losses": r.losses, "games": r.total(),
-            "score": r.score(), "elo": finite(elo), "elo_error": finite(error),
+            "score": r.score(), "elo": elo, "elo_error": error, "elo_bound": bound,
         }})
         .to_string()
     } else {
+        let elo = match (bound, elo, error) {
+            (Some((op, x)), _, _) => format!("elo {op} {x:+.1} (95% bound)"),
+            (None, Some(elo), Some(error)) => format!("elo {elo:+.1} elo_error {error:.1}"),
+            _ => "elo - elo_error -".to_string(),
+        };
         format!(
-            "wins {} draws {} losses {} score {:.1}% elo {} elo_error {}",
+            "wins {} draws {} losses {} score {:.1}% {elo}",
             r.wins,
             r.draws,
             r.losses,
             100.0 * r.score(),
-            signed(elo),
-            plain(error)
         )
     };
     writeln!(out, "{line}").map_err(CliError::Output)
-}
-
-fn signed(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:+.1}")
-    } else if x > 0.0 {
-        "+inf".into()
-    } else {
-        "-inf".into()
-    }
-}
-
-fn plain(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.1}")
-    } else {
-        "inf".into()
-    }
 }
 
 /// `dama pdn stats FILES...`: the result line of the games, for the player named `player`
