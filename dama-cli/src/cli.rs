@@ -234,8 +234,9 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         /// Games played at the same time.
         #[arg(long, alias = "parallel", default_value_t = 1)]
         concurrency: usize,
-        /// Openings: one a line, the moves from the start (`22-18 10-14 ...`); by default
-        /// the built-in balanced Italian openings.
+        /// Openings: one a line, the moves from the start (`22-18 10-14 ...`) or a FEN to
+        /// start from; or a PDN file, each game an opening (its moves, from its FEN tag);
+        /// by default the built-in balanced Italian openings.
         #[arg(long)]
         openings: Option<PathBuf>,
         /// Write every game to this PDN file.

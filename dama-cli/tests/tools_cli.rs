@@ -169,6 +169,80 @@ fn a_score_of_all_or_nothing_reads_as_a_bound_on_the_elo() {
 }
 
 #[test]
+fn match_openings_from_fens_pdn_and_move_lists_and_bad_lines_named() {
+    let forced = "B:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,11,12,13";
+    let list = temp("openings.txt");
+    std::fs::write(
+        &list,
+        format!("# a FEN, quoted, then moves\n\"{forced}\"\n22-18 10-14\n"),
+    )
+    .unwrap();
+    let pdn = temp("openings_out.pdn");
+    let o = dama(
+        &[
+            "match",
+            "depth:1",
+            "depth:2",
+            "--games",
+            "4",
+            "--openings",
+            list.to_str().unwrap(),
+            "--pdn",
+            pdn.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let games = std::fs::read_to_string(&pdn).unwrap();
+    // Each opening is played with both colours: two games from the FEN, two from 22-18 10-14.
+    let from_fen = format!("[FEN \"{forced}\"]");
+    assert_eq!(games.matches(&from_fen).count(), 2, "{games}");
+    assert_eq!(games.matches("22-18 10-14").count(), 2, "{games}");
+    // The match's PDN as openings: each game's moves, from its FEN tag.
+    let o = dama(
+        &[
+            "match",
+            "depth:1",
+            "depth:1",
+            "--games",
+            "8",
+            "--openings",
+            pdn.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let last: Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    assert_eq!(last["data"]["games"], 8);
+    // A bad line is named, with what was expected.
+    for (text, want) in [
+        ("22-18\n\n22-18 99-1\n", "openings.txt:3: \"99-1\""),
+        ("W:W33:B1\n", "openings.txt:1: bad FEN \"W:W33:B1\""),
+        (
+            "[Event \"x\"]\n1. 22-18 10-14 2. 99-1 *\n",
+            "game 1, line 2",
+        ),
+    ] {
+        std::fs::write(&list, text).unwrap();
+        let o = dama(
+            &[
+                "match",
+                "depth:1",
+                "depth:1",
+                "--openings",
+                list.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    }
+    let _ = std::fs::remove_file(list);
+    let _ = std::fs::remove_file(pdn);
+}
+
+#[test]
 fn match_against_a_hub_engine_plays_through_the_protocol() {
     let path = temp("hub_match.pdn");
     let p = path.to_str().unwrap();

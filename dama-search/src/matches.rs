@@ -150,6 +150,11 @@ pub struct MatchConfig {
     /// The openings, each a list of moves from the start; each is played twice, once with
     /// each colour. Empty means the start position only.
     pub openings: Vec<Vec<Move>>,
+    /// The position each opening starts from, by the same index as
+    /// [`openings`](Self::openings) (openings from a FEN): an opening without one here (the
+    /// list may be shorter, and is empty by default) starts from the start position. When
+    /// `openings` is empty, each of these is an opening of no moves.
+    pub starts: Vec<Position>,
     /// Games to play in all (rounded up to an even number).
     pub games: usize,
     /// Games played at the same time.
@@ -164,6 +169,7 @@ impl Default for MatchConfig {
         MatchConfig {
             variant: Variant::Italian,
             openings: italian_openings(),
+            starts: Vec::new(),
             games: 100,
             parallel: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_plies: 600,
@@ -371,18 +377,22 @@ pub fn play_match_streaming(
                     if i >= games {
                         break;
                     }
-                    let opening = if config.openings.is_empty() {
-                        &[][..]
-                    } else {
-                        &config.openings[(i / 2) % config.openings.len()][..]
-                    };
+                    let n = config.openings.len().max(config.starts.len());
+                    let k = if n == 0 { 0 } else { (i / 2) % n };
+                    let opening = config.openings.get(k).map_or(&[][..], Vec::as_slice);
+                    let start = config
+                        .starts
+                        .get(k)
+                        .copied()
+                        .unwrap_or_else(Position::start);
                     let first_is_white = i.is_multiple_of(2);
                     let (white, black) = if first_is_white {
                         (&mut a, &mut b)
                     } else {
                         (&mut b, &mut a)
                     };
-                    let record = play_game(white.as_mut(), black.as_mut(), opening, config);
+                    let record =
+                        play_game_from(white.as_mut(), black.as_mut(), &start, opening, config);
                     let record = GameRecord {
                         first_is_white,
                         ..record
@@ -420,9 +430,20 @@ pub fn play_game(
     opening: &[Move],
     config: &MatchConfig,
 ) -> GameRecord {
+    play_game_from(white, black, &Position::start(), opening, config)
+}
+
+/// Plays one game from `opening` played from `start`; every move is checked by the rules.
+pub fn play_game_from(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    start: &Position,
+    opening: &[Move],
+    config: &MatchConfig,
+) -> GameRecord {
     white.new_game();
     black.new_game();
-    let mut game = Game::from_position(config.variant, Position::start());
+    let mut game = Game::from_position(config.variant, *start);
     for &m in opening {
         if game.play(m).is_err() {
             break;

@@ -12,13 +12,14 @@
 
 use dama_protocol::{ClientConfig, HubPlayer};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufWriter, IsTerminal, Write};
+use std::io::{BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use dama_rules::notation::fen;
 use dama_rules::notation::pdn::{GameResult, Reader};
-use dama_rules::{Game, Move, Variant};
+use dama_rules::{Game, Move, Position, Variant};
 use dama_search::matches::{
     italian_openings, play_match_streaming, EloBound, GameRecord, LevelPlayer, MatchConfig,
     MatchResult, Player, SearchPlayer,
@@ -158,22 +159,74 @@ impl Player for Counted {
     }
 }
 
-/// Openings from a file: one per line, the moves from the start separated by spaces.
-fn read_openings(path: &std::path::Path, variant: Variant) -> Result<Vec<Vec<Move>>, CliError> {
+/// An opening: a start position and moves played from it.
+type Opening = (Position, Vec<Move>);
+
+/// Openings from a file, in one of two forms:
+/// - a PDN file (its first text is a `[Tag "..."]`): each game is an opening, its moves
+///   played from its `FEN` tag (or the start position);
+/// - lines, each an opening: a FEN (`W:W21,22:B1,2`, the position to start from), or moves
+///   from the start separated by spaces (`22-18 10-14`); `#` starts a comment, blank lines
+///   are skipped.
+///
+/// A line or game that cannot be read is an error naming the file and the line.
+fn read_openings(path: &Path, variant: Variant) -> Result<Vec<Opening>, CliError> {
+    let mut text = String::new();
+    source::open(path)?
+        .read_to_string(&mut text)
+        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+    let first = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .find(|l| !l.is_empty());
+    if first.is_some_and(|l| l.starts_with('[')) {
+        return read_pdn_openings(path, &text, variant);
+    }
     let mut out = Vec::new();
-    for (i, line) in source::open(path)?.lines().enumerate() {
-        let line = line.map_err(CliError::Input)?;
+    for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
-        let mut game = Game::from_position(variant, dama_rules::Position::start());
+        let at = |why: String| CliError::Usage(format!("{}:{}: {why}", path.display(), i + 1));
+        let bare = line.trim_matches('"');
+        let is_fen = bare.len() >= 2 && matches!(&bare.as_bytes()[..2], b"W:" | b"B:");
+        if is_fen {
+            let pos = fen::parse(line).map_err(|e| at(e.to_string()))?;
+            out.push((pos, Vec::new()));
+            continue;
+        }
+        let mut game = Game::from_position(variant, Position::start());
         let moves = line
             .split_whitespace()
             .map(|t| game.play_text(t))
             .collect::<Result<Vec<Move>, _>>()
-            .map_err(|e| CliError::Usage(format!("{}:{}: {e}", path.display(), i + 1)))?;
-        out.push(moves);
+            .map_err(|e| {
+                at(format!(
+                    "{e} (a line is moves from the start, like `22-18 10-14`, or a FEN, \
+                     like `W:W21,22:B1,2`)"
+                ))
+            })?;
+        out.push((Position::start(), moves));
+    }
+    Ok(out)
+}
+
+/// The games of a PDN file as openings (see [`read_openings`]).
+fn read_pdn_openings(path: &Path, text: &str, variant: Variant) -> Result<Vec<Opening>, CliError> {
+    let mut out = Vec::new();
+    for (i, game) in Reader::new(text.as_bytes(), variant).enumerate() {
+        let game = game.map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+        if game.variant != variant {
+            return Err(CliError::Usage(format!(
+                "{}: game {} is {} draughts, the match is {} draughts (--variant)",
+                path.display(),
+                i + 1,
+                game.variant.name(),
+                variant.name()
+            )));
+        }
+        out.push((game.start, game.moves));
     }
     Ok(out)
 }
@@ -182,7 +235,10 @@ fn read_openings(path: &std::path::Path, variant: Variant) -> Result<Vec<Vec<Mov
 pub fn run(o: Options) -> Result<Status, CliError> {
     let mut openings = match &o.openings {
         Some(path) => read_openings(path, o.variant)?,
-        None if o.variant == Variant::Italian => italian_openings(),
+        None if o.variant == Variant::Italian => italian_openings()
+            .into_iter()
+            .map(|moves| (Position::start(), moves))
+            .collect(),
         None => Vec::new(),
     };
     let pairs = o.games.div_ceil(2);
@@ -195,7 +251,7 @@ pub fn run(o: Options) -> Result<Status, CliError> {
             continue;
         }
         mine.push(if openings.is_empty() {
-            Vec::new()
+            (Position::start(), Vec::new())
         } else {
             openings[p % openings.len()].clone()
         });
@@ -216,11 +272,8 @@ pub fn run(o: Options) -> Result<Status, CliError> {
     let config = MatchConfig {
         variant: o.variant,
         games: 2 * mine.len(),
-        openings: if mine.iter().all(Vec::is_empty) {
-            Vec::new()
-        } else {
-            mine
-        },
+        starts: mine.iter().map(|(start, _)| *start).collect(),
+        openings: mine.into_iter().map(|(_, moves)| moves).collect(),
         parallel: o.concurrency.max(1),
         ..MatchConfig::default()
     };
@@ -328,7 +381,8 @@ fn cannot_write(path: &Path, e: &std::io::Error) -> CliError {
 pub fn print_result(out: &mut dyn Write, r: &MatchResult, json: bool) -> Result<(), CliError> {
     let (elo, error) = r.elo();
     let finite = |x: f64| (x.is_finite() && r.total() > 0).then_some(x);
-    let (elo, error) = (finite(elo), finite(error));
+    // `+ 0.0` turns -0.0 into 0.0.
+    let (elo, error) = (finite(elo + 0.0), finite(error));
     let bound = r.elo_bound().map(|b| match b {
         EloBound::Above(x) => (">", x),
         EloBound::Below(x) => ("<", x),
