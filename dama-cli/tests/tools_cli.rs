@@ -242,6 +242,76 @@ fn match_openings_from_fens_pdn_and_move_lists_and_bad_lines_named() {
     let _ = std::fs::remove_file(pdn);
 }
 
+/// Runs `dama ARGS` in a pseudo-terminal (by `tests/pty_drive.py`) until it exits; its
+/// exit status and everything it wrote to the terminal.
+fn in_terminal(args: &[&str]) -> (i64, String) {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pty_drive.py");
+    let o = std::process::Command::new("python3")
+        .arg(script)
+        .arg(r#"[["exit", 60]]"#)
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_dama"))
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let text = v["stretches"][0].as_str().unwrap().to_string();
+    (v["status"].as_i64().unwrap_or(-1), text)
+}
+
+/// The last line a terminal shows of `raw`: after the last line break, the bar's clears
+/// and carriage returns dropped.
+fn last_line(raw: &str) -> String {
+    let line = raw.trim_end_matches(['\r', '\n']);
+    let line = line.rsplit("\r\n").next().unwrap_or("");
+    line.rsplit('\r')
+        .next()
+        .unwrap_or("")
+        .replace("\x1b[2K", "")
+}
+
+#[test]
+fn progress_bars_are_drawn_on_a_terminal_only() {
+    let big = temp("big.pdn");
+    let game = "[Event \"x\"]\n[Result \"1/2-1/2\"]\n\n1. 22-18 12-16 2. 21-17 9-13 1/2-1/2\n\n";
+    let copies = (5 << 20) / game.len() + 1;
+    std::fs::write(&big, game.repeat(copies)).unwrap();
+    let p = big.to_str().unwrap();
+    let summary = format!("{copies} games, 0 bad");
+
+    // Not a terminal: stderr stays empty, stdout is the results alone.
+    let o = dama(&["match", "nodes:100", "nodes:50", "--games", "4"], None);
+    assert!(o.status.success());
+    assert_eq!(stderr(&o), "");
+    assert_eq!(stdout(&o).lines().count(), 1);
+    assert!(stdout(&o).starts_with("wins "), "{}", stdout(&o));
+    let o = dama(&["bench", "--depth", "2"], None);
+    assert_eq!(stderr(&o), "");
+    assert_eq!(stdout(&o).lines().count(), 8 + 2);
+    let o = dama(&["pdn", "check", p], None);
+    assert_eq!(stderr(&o), "");
+    assert_eq!(stdout(&o), format!("{summary}\n"));
+
+    // A terminal: the bar is drawn, with the count, the rate and the time left, then cleared
+    // before the result, which is the last line on the screen.
+    let (status, raw) = in_terminal(&["match", "nodes:100", "nodes:50", "--games", "4"]);
+    assert_eq!(status, 0);
+    assert!(
+        raw.contains("/4 games · ") && raw.contains(" · ETA "),
+        "{raw:?}"
+    );
+    assert!(last_line(&raw).starts_with("wins "), "{raw:?}");
+    let (status, raw) = in_terminal(&["pdn", "check", p]);
+    assert_eq!(status, 0);
+    assert!(raw.contains("MiB/s · ETA "), "{raw:?}");
+    assert_eq!(last_line(&raw), summary, "{raw:?}");
+    let (_, raw) = in_terminal(&["bench", "--depth", "2"]);
+    assert!(raw.contains("/8 positions"), "{raw:?}");
+    assert!(last_line(&raw).starts_with("signature "), "{raw:?}");
+    let _ = std::fs::remove_file(big);
+}
+
 #[test]
 fn match_against_a_hub_engine_plays_through_the_protocol() {
     let path = temp("hub_match.pdn");

@@ -12,7 +12,7 @@
 
 use dama_protocol::{ClientConfig, HubPlayer};
 use std::collections::BTreeMap;
-use std::io::{BufWriter, IsTerminal, Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -30,6 +30,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
+use super::progress::Progress;
 use super::source;
 use crate::error::CliError;
 use crate::exit::Status;
@@ -131,31 +132,6 @@ fn factory(spec: &PlayerSpec, extra: Limits, seed: u64) -> impl Fn() -> Box<dyn 
                 Box::new(HubPlayer::new(format!("hub:{command}"), config, limits))
             }
         }
-    }
-}
-
-/// A player that counts the games it starts and shows the count on stderr (a terminal).
-struct Counted {
-    inner: Box<dyn Player>,
-    started: std::sync::Arc<std::sync::atomic::AtomicUsize>,
-    total: usize,
-}
-
-impl Player for Counted {
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-
-    fn new_game(&mut self) {
-        let n = self
-            .started
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        eprint!("\rgame {}/{} ", (n + 1).min(self.total), self.total);
-        self.inner.new_game();
-    }
-
-    fn choose(&mut self, game: &Game) -> Result<Move, String> {
-        self.inner.choose(game)
     }
 }
 
@@ -279,21 +255,8 @@ pub fn run(o: Options) -> Result<Status, CliError> {
     };
     let first = factory(&o.first, extra, o.seed.wrapping_mul(2) + 1);
     let second = factory(&o.second, extra, o.seed.wrapping_mul(2) + 1_000_003);
-    let started = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let progress = std::io::stderr().is_terminal();
-    let total = config.games;
-    let first = move || -> Box<dyn Player> {
-        let inner = first();
-        if progress {
-            Box::new(Counted {
-                inner,
-                started: started.clone(),
-                total,
-            })
-        } else {
-            inner
-        }
-    };
+    // Games ended so far, on stderr when it is a terminal.
+    let progress = Progress::count(config.games as u64, "games");
     let pdn = match &o.pdn {
         Some(path) => Some((
             BufWriter::new(std::fs::File::create(path).map_err(|e| cannot_write(path, &e))?),
@@ -307,6 +270,7 @@ pub fn run(o: Options) -> Result<Status, CliError> {
         pdn,
         json: o.json,
         failed: None,
+        progress: progress.clone(),
     });
     let result = if config.games == 0 {
         MatchResult::default()
@@ -315,9 +279,7 @@ pub fn run(o: Options) -> Result<Status, CliError> {
             sink.lock().unwrap_or_else(|e| e.into_inner()).add(i, game);
         })
     };
-    if progress {
-        eprintln!();
-    }
+    progress.finish();
     let sink = sink.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(e) = sink.failed {
         return Err(e);
@@ -340,10 +302,13 @@ struct Sink<'a> {
     json: bool,
     /// The first error; nothing is written after it.
     failed: Option<CliError>,
+    /// The games ended so far.
+    progress: Progress,
 }
 
 impl Sink<'_> {
     fn add(&mut self, i: usize, game: GameRecord) {
+        self.progress.inc(1);
         self.ended.insert(i, game);
         while let Some(game) = self.ended.remove(&self.next) {
             if self.failed.is_none() {
@@ -367,7 +332,9 @@ impl Sink<'_> {
                 "index": i, "first_is_white": g.first_is_white, "result": g.result.as_str(),
                 "reason": g.reason, "plies": g.plies,
             }});
-            writeln!(std::io::stdout().lock(), "{line}").map_err(CliError::Output)?;
+            self.progress
+                .suspend(|| writeln!(std::io::stdout().lock(), "{line}"))
+                .map_err(CliError::Output)?;
         }
         Ok(())
     }

@@ -7,6 +7,7 @@ mod matches;
 mod moves;
 mod pdn;
 mod perft;
+mod progress;
 mod source;
 
 pub use matches::parse_shard;
