@@ -259,6 +259,7 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
     #[command(after_help = "Examples:
   dama board                                        the start position
   dama board --fen \"W:W22,29:B18,9\" --move 22x13 --svg board.svg
+  dama board --png board.png                        a picture to share
   dama board --pdn game.pdn --game 2 --ply 31")]
     Board {
         #[command(flatten)]
@@ -266,6 +267,9 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         /// Write an SVG picture of the board to this file.
         #[arg(long)]
         svg: Option<PathBuf>,
+        /// Write a PNG picture of the board (the same drawing as --svg, 480×480) to this file.
+        #[arg(long)]
+        png: Option<PathBuf>,
         /// Highlight this legal move (Hub or PDN text): start, end and captured squares.
         #[arg(long = "move")]
         highlight: Option<String>,

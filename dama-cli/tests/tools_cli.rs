@@ -415,6 +415,72 @@ fn board_draws_text_and_svg() {
 }
 
 #[test]
+fn board_png_is_the_same_drawing_as_the_svg() {
+    let png = temp("board.png");
+    let svg = temp("board_png.svg");
+    let o = dama(
+        &[
+            "board",
+            "--fen",
+            "W:W22,29:B18,9",
+            "--move",
+            "22x13",
+            "--png",
+            png.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(&png).unwrap();
+    // The PNG signature, then the IHDR chunk: 480×480.
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let dim = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert_eq!((dim(16), dim(20)), (480, 480));
+    // Its pixels, decoded: the colours the SVG gives (60 pixels a square; square 1 top left).
+    let pixmap = resvg::tiny_skia::Pixmap::decode_png(&bytes).unwrap();
+    let at = |x: u32, y: u32| {
+        let c = pixmap.pixel(x, y).unwrap();
+        (c.red(), c.green(), c.blue())
+    };
+    let centre = |row: u32, col: u32| at(col * 60 + 30, row * 60 + 30);
+    assert_eq!(centre(0, 1), (0xee, 0xdf, 0xc0), "a light square");
+    assert_eq!(at(50, 50), (0x5d, 0x8a, 0x4e), "square 1, empty");
+    assert_eq!(
+        at(60 + 50, 180 + 50),
+        (0xc9, 0xa2, 0x27),
+        "13, where 22x13 lands"
+    );
+    assert_eq!(
+        at(180 + 50, 300 + 50),
+        (0xc9, 0xa2, 0x27),
+        "22, where it starts"
+    );
+    assert_eq!(at(120 + 8, 240 + 50), (0xb5, 0x52, 0x3b), "18, taken");
+    assert_eq!(centre(4, 2), (0x26, 0x26, 0x26), "the black man on 18");
+    assert_eq!(centre(5, 3), (0xf7, 0xf3, 0xe8), "the white man on 22");
+    // The square numbers are strokes, so drawn without a font: light pixels in the corner
+    // of square 1, none further in.
+    let light = (0..20)
+        .flat_map(|y| (0..20).map(move |x| (x, y)))
+        .filter(|&(x, y)| at(x, y).0 > 0xc0)
+        .count();
+    assert!(light > 3, "no number on square 1");
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<path"));
+    let o = dama(&["board", "--png", "/nonexistent-dir/b.png"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("/nonexistent-dir/b.png"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_file(png);
+    let _ = std::fs::remove_file(svg);
+}
+
+#[test]
 fn engine_speaks_the_hub_protocol() {
     let o = dama(&["engine"], Some("hub\ninit\nping\nquit\n"));
     assert_eq!(o.status.code(), Some(0));

@@ -105,6 +105,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
         Command::Board {
             position,
             svg,
+            png,
             highlight,
             plain,
         } => {
@@ -117,7 +118,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
                 }
                 None => None,
             };
-            board::run(game.position(), mv, svg.as_deref(), plain)
+            board::run(game.position(), mv, svg.as_deref(), png.as_deref(), plain)
         }
         Command::Engine => {
             // The Hub loop owns stdout (the protocol); logs stay on stderr.
