@@ -135,15 +135,22 @@ pub enum Fit {
     TooSmall,
 }
 
-/// The one-line message of a terminal too small for any layout, in at most `width`
-/// characters.
-pub fn too_small_message(width: u16) -> String {
-    let forms = [
-        format!("make the terminal at least {MIN_WIDTH}×{MIN_HEIGHT}"),
+/// The message of a terminal too small for any layout, `make the terminal at least 32×11`:
+/// one line, or broken at spaces into lines of at most `width` characters when the terminal is
+/// narrower than that.
+pub fn too_small_message(width: u16) -> Vec<String> {
+    let (ask, size) = (
+        "make the terminal",
         format!("at least {MIN_WIDTH}×{MIN_HEIGHT}"),
-        format!("{MIN_WIDTH}×{MIN_HEIGHT}"),
-    ];
-    first_fitting(&forms, width)
+    );
+    let whole = format!("{ask} {size}");
+    if whole.chars().count() <= usize::from(width) {
+        vec![whole]
+    } else if ask.len().max(size.chars().count()) <= usize::from(width) {
+        vec![ask.to_string(), size]
+    } else {
+        wrap(&whole, width)
+    }
 }
 
 /// The first layout that fits a terminal of `width` columns and `height` rows.
@@ -381,6 +388,12 @@ mod tests {
         assert_eq!(l.cells, Cells::Compact);
         assert!(matches!(l.panel, Panel::Line { .. }));
         assert_ne!(choose(MIN_WIDTH, MIN_HEIGHT), Fit::TooSmall);
+        assert_eq!(too_small_message(40), ["make the terminal at least 32×11"]);
+        assert_eq!(
+            too_small_message(24),
+            ["make the terminal", "at least 32×11"]
+        );
+        assert!(too_small_message(5).iter().all(|l| l.chars().count() <= 5));
         assert_eq!(choose(MIN_WIDTH - 1, 40), Fit::TooSmall);
         assert_eq!(choose(200, MIN_HEIGHT - 1), Fit::TooSmall);
     }

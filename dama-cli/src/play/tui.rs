@@ -325,15 +325,19 @@ impl App {
         queue!(out, cursor::MoveTo(0, 0), ResetColor)?;
         match self.fit {
             Fit::TooSmall => {
-                let text = layout::too_small_message(self.size.0.saturating_sub(1));
-                let y = self.size.1.saturating_sub(1) / 2;
-                queue!(
-                    out,
-                    Clear(ClearType::FromCursorDown),
-                    cursor::MoveTo(0, y),
-                    Print(text),
-                    Clear(ClearType::FromCursorDown)
-                )?;
+                let (width, height) = (self.size.0.saturating_sub(1), self.size.1);
+                let lines = layout::too_small_message(width);
+                let n = (lines.len() as u16).min(height);
+                let top = (height - n) / 2;
+                queue!(out, Clear(ClearType::FromCursorDown))?;
+                for (i, text) in lines.iter().take(usize::from(n)).enumerate() {
+                    queue!(
+                        out,
+                        cursor::MoveTo(0, top + i as u16),
+                        Print(clip(text, width))
+                    )?;
+                }
+                queue!(out, Clear(ClearType::FromCursorDown))?;
             }
             Fit::Game(l) => self.draw_game(&mut out, &l, frame)?,
         }
