@@ -403,10 +403,11 @@ impl App {
         }
         if let Some(verdict) = self.model.verdict() {
             let board_w = 8 * cw;
-            let text = clip(
-                &format!("  {verdict}  Score {}  ", self.model.score()),
-                board_w,
-            );
+            let forms = [
+                format!("  {verdict}  Score {}  ", self.model.score()),
+                format!(" {verdict} "),
+            ];
+            let text = first_fitting(&forms, board_w);
             let width = text.chars().count() as u16;
             let x = l.board_x + board_w.saturating_sub(width) / 2;
             let y = l.board_y + 4 * ch - 1;
