@@ -234,8 +234,9 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         /// Games played at the same time.
         #[arg(long, alias = "parallel", default_value_t = 1)]
         concurrency: usize,
-        /// Openings: one a line, the moves from the start (`22-18 10-14 ...`); by default
-        /// the built-in balanced Italian openings.
+        /// Openings: one a line, the moves from the start (`22-18 10-14 ...`) or a FEN to
+        /// start from; or a PDN file, each game an opening (its moves, from its FEN tag);
+        /// by default the built-in balanced Italian openings.
         #[arg(long)]
         openings: Option<PathBuf>,
         /// Write every game to this PDN file.
@@ -258,6 +259,7 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
     #[command(after_help = "Examples:
   dama board                                        the start position
   dama board --fen \"W:W22,29:B18,9\" --move 22x13 --svg board.svg
+  dama board --png board.png                        a picture to share
   dama board --pdn game.pdn --game 2 --ply 31")]
     Board {
         #[command(flatten)]
@@ -265,6 +267,9 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         /// Write an SVG picture of the board to this file.
         #[arg(long)]
         svg: Option<PathBuf>,
+        /// Write a PNG picture of the board (the same drawing as --svg, 480×480) to this file.
+        #[arg(long)]
+        png: Option<PathBuf>,
         /// Highlight this legal move (Hub or PDN text): start, end and captured squares.
         #[arg(long = "move")]
         highlight: Option<String>,

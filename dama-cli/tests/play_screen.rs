@@ -4,19 +4,40 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use dama_rules::Square;
 use serde_json::{json, Value};
 
-/// What a run left: the raw output of each stretch between marks, and the exit status.
+/// What a run left: the raw output of each stretch between marks, the screens recorded, the
+/// emulated terminal's faults (a wrap or a scroll), and the exit status.
 struct Run {
     stretches: Vec<String>,
+    snaps: Vec<Snap>,
+    faults: Vec<String>,
     status: Option<i64>,
+}
+
+/// A screen as the emulated terminal showed it at the end of a frame.
+struct Snap {
+    width: usize,
+    height: usize,
+    /// Each row's characters (trailing spaces dropped).
+    lines: Vec<Vec<char>>,
+    /// Each cell's background colour (an xterm colour index; -1 for the default).
+    bg: Vec<Vec<i64>>,
 }
 
 /// Runs `dama play ARGS` in a pseudo-terminal through `steps` (see `pty_drive.py`).
 fn drive(config: &Path, args: &[&str], steps: Value) -> Run {
+    drive_at((100, 30), config, args, steps)
+}
+
+/// Runs `dama play ARGS` in a pseudo-terminal of `size` (columns, rows) through `steps`.
+fn drive_at(size: (u16, u16), config: &Path, args: &[&str], steps: Value) -> Run {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pty_drive.py");
     let o = Command::new("python3")
         .arg(script)
+        .arg("--size")
+        .arg(format!("{}x{}", size.0, size.1))
         .arg(steps.to_string())
         .arg("--")
         .arg(env!("CARGO_BIN_EXE_dama"))
@@ -35,8 +56,237 @@ fn drive(config: &Path, args: &[&str], steps: Value) -> Run {
             .iter()
             .map(|s| s.as_str().unwrap().to_string())
             .collect(),
+        snaps: v["snaps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| Snap {
+                width: s["width"].as_u64().unwrap() as usize,
+                height: s["height"].as_u64().unwrap() as usize,
+                lines: s["lines"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|l| l.as_str().unwrap().chars().collect())
+                    .collect(),
+                bg: s["bg"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| {
+                        r.as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|c| c.as_i64().unwrap())
+                            .collect()
+                    })
+                    .collect(),
+            })
+            .collect(),
+        faults: v["faults"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect(),
         status: v["status"].as_i64(),
     }
+}
+
+/// Background colours of the board: the light squares' grey and the dark squares' colours
+/// (plain, the last move, a target, the selection, a marked piece).
+const BOARD_BG: [i64; 6] = [7, 2, 3, 10, 12, 9];
+const BLUE: i64 = 12;
+const GREEN: i64 = 10;
+
+impl Snap {
+    fn text(&self) -> String {
+        let lines: Vec<String> = self.lines.iter().map(|l| l.iter().collect()).collect();
+        lines.join("\n")
+    }
+
+    /// The board as drawn, found by its colours wherever the layout put it: for each square
+    /// 1..=32, the text of its cells and its background. `None` when no board is on screen.
+    fn board(&self) -> Option<Vec<(String, i64)>> {
+        let on_board = |x: usize, y: usize| BOARD_BG.contains(&self.bg[y][x]);
+        let cells: Vec<(usize, usize)> = (0..self.height)
+            .flat_map(|y| (0..self.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| on_board(x, y))
+            .collect();
+        let x0 = cells.iter().map(|c| c.0).min()?;
+        let x1 = cells.iter().map(|c| c.0).max()?;
+        let y0 = cells.iter().map(|c| c.1).min()?;
+        let y1 = cells.iter().map(|c| c.1).max()?;
+        let (w, h) = (x1 + 1 - x0, y1 + 1 - y0);
+        assert!(
+            w % 8 == 0 && h % 8 == 0,
+            "a board of {w}×{h} cells:\n{}",
+            self.text()
+        );
+        let (cw, ch) = (w / 8, h / 8);
+        let squares = (1..=32u8)
+            .map(|n| {
+                let sq = Square::new(n).unwrap();
+                let (cx, cy) = (
+                    x0 + usize::from(sq.column()) * cw,
+                    y0 + usize::from(sq.row()) * ch,
+                );
+                let mut text = String::new();
+                for y in cy..cy + ch {
+                    for x in cx..cx + cw {
+                        text.push(self.lines[y].get(x).copied().unwrap_or(' '));
+                    }
+                    text.push(' ');
+                }
+                (text, self.bg[cy][cx])
+            })
+            .collect();
+        Some(squares)
+    }
+}
+
+/// Whether a square's text shows its number or a piece.
+fn shows_number_or_piece(n: usize, text: &str) -> bool {
+    let number = (n + 1).to_string();
+    text.split(|c: char| !c.is_ascii_digit())
+        .any(|t| t == number)
+        || text.contains(['○', '●', '♔', '♚'])
+}
+
+/// Checks a screen of `width` columns: every row fits, a board is drawn with each of the 32
+/// squares showing its number or its piece.
+fn check_board(snap: &Snap, width: usize) -> Vec<(String, i64)> {
+    assert_eq!(snap.width, width);
+    for line in &snap.lines {
+        assert!(
+            line.len() <= width,
+            "a row longer than {width}:\n{}",
+            snap.text()
+        );
+    }
+    let board = snap
+        .board()
+        .unwrap_or_else(|| panic!("no board at width {width}:\n{}", snap.text()));
+    for (i, (text, _)) in board.iter().enumerate() {
+        assert!(
+            shows_number_or_piece(i, text),
+            "square {} shows {text:?}:\n{}",
+            i + 1,
+            snap.text()
+        );
+    }
+    board
+}
+
+/// The game at `size`, resized to `then` with a piece selected and a square being typed.
+fn plays_at(size: (u16, u16), then: (u16, u16)) {
+    let config = config_dir(&format!("size{}x{}", size.0, size.1));
+    let run = drive_at(
+        size,
+        &config,
+        &["--seed", "5", "--level", "1"],
+        json!([
+            ["snap", 10],
+            ["send", "\r"],
+            ["wait_screen", "22 selected: it may go to 18, 19", 10],
+            ["send", ":1"],
+            ["wait_screen", "1_", 10],
+            ["snap", 10],
+            ["resize", then.0, then.1],
+            ["snap", 10],
+            ["send", "8\r"],
+            ["wait_screen", "Moves[^0-9]*2\\b", 20],
+            ["snap", 10],
+            ["send", "q"],
+            ["exit", 10]
+        ]),
+    );
+    assert_eq!(run.status, Some(0));
+    assert!(run.faults.is_empty(), "{:#?}", run.faults);
+    assert!(restored(&run));
+    let [start, selected, resized, moved] = &run.snaps[..] else {
+        panic!("{} snaps", run.snaps.len());
+    };
+    let (w, w2) = (usize::from(size.0), usize::from(then.0));
+    // The start position: black men on 1-12, white on 21-32, 13-20 empty.
+    let board = check_board(start, w);
+    for (i, (text, _)) in board.iter().enumerate() {
+        let want = match i + 1 {
+            1..=12 => text.contains('●'),
+            21..=32 => text.contains('○'),
+            n => shows_number_or_piece(n - 1, text) && !text.contains(['○', '●']),
+        };
+        assert!(want, "square {}: {text:?}\n{}", i + 1, start.text());
+    }
+    // The selection, its targets, the message and the typed text, before and after the resize.
+    for (snap, width) in [(selected, w), (resized, w2)] {
+        let board = check_board(snap, width);
+        assert_eq!(board[21].1, BLUE, "22 not selected:\n{}", snap.text());
+        assert_eq!((board[17].1, board[18].1), (GREEN, GREEN));
+        let text = snap.text();
+        assert!(text.contains("22 selected: it may go to 18, 19"), "{text}");
+        assert!(text.contains("1_"), "{text}");
+    }
+    // Typing on after the resize finishes the move 22-18; the computer answered.
+    let board = check_board(moved, w2);
+    assert!(board[17].0.contains('○') && !board[21].0.contains('○'));
+    let count = |glyph| board.iter().filter(|(t, _)| t.contains(glyph)).count();
+    assert_eq!((count('○'), count('●')), (12, 12), "{}", moved.text());
+    let _ = std::fs::remove_dir_all(&config);
+}
+
+#[test]
+fn fits_100_by_36_then_40_by_12() {
+    plays_at((100, 36), (40, 12));
+}
+
+#[test]
+fn fits_80_by_24_then_60_by_20() {
+    plays_at((80, 24), (60, 20));
+}
+
+#[test]
+fn fits_60_by_20_then_100_by_36() {
+    plays_at((60, 20), (100, 36));
+}
+
+#[test]
+fn fits_40_by_12_then_80_by_24() {
+    plays_at((40, 12), (80, 24));
+}
+
+#[test]
+fn a_terminal_too_small_says_how_big_it_must_be() {
+    let config = config_dir("small");
+    let run = drive_at(
+        (60, 10),
+        &config,
+        &["--level", "1"],
+        json!([
+            ["snap", 10],
+            ["resize", 25, 30],
+            ["snap", 10],
+            ["resize", 40, 12],
+            ["snap", 10],
+            ["send", "q"],
+            ["exit", 10]
+        ]),
+    );
+    assert_eq!(run.status, Some(0));
+    assert!(run.faults.is_empty(), "{:#?}", run.faults);
+    let text = run.snaps[0].text();
+    assert!(run.snaps[0].board().is_none(), "{text}");
+    assert_eq!(text.trim(), "make the terminal at least 32×11");
+    assert!(run.snaps[1].board().is_none());
+    let text = run.snaps[1].text();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(lines, ["make the terminal", "at least 32×11"]);
+    check_board(&run.snaps[2], 40);
+    let _ = std::fs::remove_dir_all(&config);
 }
 
 /// A fresh configuration directory for one test.

@@ -38,6 +38,27 @@ fn analyze_prints_progress_and_the_best_move() {
 }
 
 #[test]
+fn analyze_searches_a_single_legal_move_to_the_depth_asked() {
+    // Black's only legal move is 13x22.
+    let fen = "B:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,11,12,13";
+    let o = dama(&["analyze", "--fen", fen, "--depth", "8", "--json"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let (last, infos) = lines.split_last().unwrap();
+    let depths: Vec<u64> = infos
+        .iter()
+        .map(|v| v["data"]["depth"].as_u64().unwrap())
+        .collect();
+    assert_eq!(depths, (1..=8).collect::<Vec<u64>>());
+    assert_eq!(last["data"]["depth"], 8);
+    assert!(last["data"]["move"].as_str().unwrap().starts_with("13x22"));
+    assert!(last["data"]["pv"].as_array().unwrap().len() > 1, "{last}");
+}
+
+#[test]
 fn analyze_json_parses_back() {
     let o = dama(
         &["analyze", "--depth", "5", "--multipv", "2", "--json"],
@@ -105,7 +126,7 @@ fn match_writes_a_pdn_that_pdn_check_accepts_and_stats_agree() {
     let result = stdout(&o);
     let line = result.lines().last().unwrap();
     assert!(line.starts_with("wins "), "{line}");
-    for word in ["draws", "losses", "score", "elo", "elo_error"] {
+    for word in ["draws", "losses", "score", "elo"] {
         assert!(line.contains(word), "{line}");
     }
     let o = dama(&["pdn", "check", p], None);
@@ -114,6 +135,181 @@ fn match_writes_a_pdn_that_pdn_check_accepts_and_stats_agree() {
     assert!(o.status.success());
     assert_eq!(stdout(&o).lines().last(), Some(line));
     let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn a_score_of_all_or_nothing_reads_as_a_bound_on_the_elo() {
+    let path = temp("all_won.pdn");
+    let game = "[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. 22-18 1-0\n\n";
+    std::fs::write(&path, game.repeat(10)).unwrap();
+    let p = path.to_str().unwrap();
+    // 10 games won: the score is above 0.05^(1/10) with 95 % confidence.
+    let p95 = 0.05f64.powf(0.1);
+    let bound = -400.0 * (1.0 / p95 - 1.0).log10();
+    let o = dama(&["pdn", "stats", p], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want = format!("wins 10 draws 0 losses 0 score 100.0% elo > +{bound:.1} (95% bound)");
+    assert_eq!(stdout(&o).lines().last(), Some(want.as_str()));
+    assert!(!stdout(&o).contains("inf"));
+    let o = dama(&["pdn", "stats", p, "--player", "B", "--json"], None);
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let data = &v["data"];
+    assert!(data["elo"].is_null() && data["elo_error"].is_null(), "{v}");
+    assert_eq!(data["elo_bound"]["op"], "<");
+    let x = data["elo_bound"]["elo"].as_f64().unwrap();
+    assert!((x + bound).abs() < 0.06, "{x} {bound}");
+    // One draw among them: an estimate again, no bound.
+    let drawn = game.replace("1-0", "1/2-1/2");
+    std::fs::write(&path, game.repeat(9) + &drawn).unwrap();
+    let o = dama(&["pdn", "stats", p, "--json"], None);
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert!(v["data"]["elo_bound"].is_null(), "{v}");
+    assert!(v["data"]["elo"].as_f64().unwrap() > bound);
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn match_openings_from_fens_pdn_and_move_lists_and_bad_lines_named() {
+    let forced = "B:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,11,12,13";
+    let list = temp("openings.txt");
+    std::fs::write(
+        &list,
+        format!("# a FEN, quoted, then moves\n\"{forced}\"\n22-18 10-14\n"),
+    )
+    .unwrap();
+    let pdn = temp("openings_out.pdn");
+    let o = dama(
+        &[
+            "match",
+            "depth:1",
+            "depth:2",
+            "--games",
+            "4",
+            "--openings",
+            list.to_str().unwrap(),
+            "--pdn",
+            pdn.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let games = std::fs::read_to_string(&pdn).unwrap();
+    // Each opening is played with both colours: two games from the FEN, two from 22-18 10-14.
+    let from_fen = format!("[FEN \"{forced}\"]");
+    assert_eq!(games.matches(&from_fen).count(), 2, "{games}");
+    assert_eq!(games.matches("22-18 10-14").count(), 2, "{games}");
+    // The match's PDN as openings: each game's moves, from its FEN tag.
+    let o = dama(
+        &[
+            "match",
+            "depth:1",
+            "depth:1",
+            "--games",
+            "8",
+            "--openings",
+            pdn.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let last: Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    assert_eq!(last["data"]["games"], 8);
+    // A bad line is named, with what was expected.
+    for (text, want) in [
+        ("22-18\n\n22-18 99-1\n", "openings.txt:3: \"99-1\""),
+        ("W:W33:B1\n", "openings.txt:1: bad FEN \"W:W33:B1\""),
+        (
+            "[Event \"x\"]\n1. 22-18 10-14 2. 99-1 *\n",
+            "game 1, line 2",
+        ),
+    ] {
+        std::fs::write(&list, text).unwrap();
+        let o = dama(
+            &[
+                "match",
+                "depth:1",
+                "depth:1",
+                "--openings",
+                list.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    }
+    let _ = std::fs::remove_file(list);
+    let _ = std::fs::remove_file(pdn);
+}
+
+/// Runs `dama ARGS` in a pseudo-terminal (by `tests/pty_drive.py`) until it exits; its
+/// exit status and everything it wrote to the terminal.
+fn in_terminal(args: &[&str]) -> (i64, String) {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pty_drive.py");
+    let o = std::process::Command::new("python3")
+        .arg(script)
+        .arg(r#"[["exit", 60]]"#)
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_dama"))
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let text = v["stretches"][0].as_str().unwrap().to_string();
+    (v["status"].as_i64().unwrap_or(-1), text)
+}
+
+/// The last line a terminal shows of `raw`: after the last line break, the bar's clears
+/// and carriage returns dropped.
+fn last_line(raw: &str) -> String {
+    let line = raw.trim_end_matches(['\r', '\n']);
+    let line = line.rsplit("\r\n").next().unwrap_or("");
+    line.rsplit('\r')
+        .next()
+        .unwrap_or("")
+        .replace("\x1b[2K", "")
+}
+
+#[test]
+fn progress_bars_are_drawn_on_a_terminal_only() {
+    let big = temp("big.pdn");
+    let game = "[Event \"x\"]\n[Result \"1/2-1/2\"]\n\n1. 22-18 12-16 2. 21-17 9-13 1/2-1/2\n\n";
+    let copies = (5 << 20) / game.len() + 1;
+    std::fs::write(&big, game.repeat(copies)).unwrap();
+    let p = big.to_str().unwrap();
+    let summary = format!("{copies} games, 0 bad");
+
+    // Not a terminal: stderr stays empty, stdout is the results alone.
+    let o = dama(&["match", "nodes:100", "nodes:50", "--games", "4"], None);
+    assert!(o.status.success());
+    assert_eq!(stderr(&o), "");
+    assert_eq!(stdout(&o).lines().count(), 1);
+    assert!(stdout(&o).starts_with("wins "), "{}", stdout(&o));
+    let o = dama(&["bench", "--depth", "2"], None);
+    assert_eq!(stderr(&o), "");
+    assert_eq!(stdout(&o).lines().count(), 8 + 2);
+    let o = dama(&["pdn", "check", p], None);
+    assert_eq!(stderr(&o), "");
+    assert_eq!(stdout(&o), format!("{summary}\n"));
+
+    // A terminal: the bar is drawn, with the count, the rate and the time left, then cleared
+    // before the result, which is the last line on the screen.
+    let (status, raw) = in_terminal(&["match", "nodes:100", "nodes:50", "--games", "4"]);
+    assert_eq!(status, 0);
+    assert!(
+        raw.contains("/4 games · ") && raw.contains(" · ETA "),
+        "{raw:?}"
+    );
+    assert!(last_line(&raw).starts_with("wins "), "{raw:?}");
+    let (status, raw) = in_terminal(&["pdn", "check", p]);
+    assert_eq!(status, 0);
+    assert!(raw.contains("MiB/s · ETA "), "{raw:?}");
+    assert_eq!(last_line(&raw), summary, "{raw:?}");
+    let (_, raw) = in_terminal(&["bench", "--depth", "2"]);
+    assert!(raw.contains("/8 positions"), "{raw:?}");
+    assert!(last_line(&raw).starts_with("signature "), "{raw:?}");
+    let _ = std::fs::remove_file(big);
 }
 
 #[test]
@@ -176,7 +372,15 @@ fn match_shards_split_the_games_and_json_ends_with_the_result() {
             .collect();
         assert_eq!(indices, (0..indices.len() as u64).collect::<Vec<_>>());
         assert_eq!(Some(indices.len() as u64), last["data"]["games"].as_u64());
-        for key in ["wins", "draws", "losses", "score", "elo", "elo_error"] {
+        for key in [
+            "wins",
+            "draws",
+            "losses",
+            "score",
+            "elo",
+            "elo_error",
+            "elo_bound",
+        ] {
             assert!(last["data"].get(key).is_some(), "{key}");
         }
         total += last["data"]["games"].as_u64().unwrap();
@@ -208,6 +412,72 @@ fn board_draws_text_and_svg() {
     assert!(svg.starts_with("<svg"));
     assert_eq!(svg.matches("<circle").count(), 4);
     let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn board_png_is_the_same_drawing_as_the_svg() {
+    let png = temp("board.png");
+    let svg = temp("board_png.svg");
+    let o = dama(
+        &[
+            "board",
+            "--fen",
+            "W:W22,29:B18,9",
+            "--move",
+            "22x13",
+            "--png",
+            png.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(&png).unwrap();
+    // The PNG signature, then the IHDR chunk: 480×480.
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let dim = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert_eq!((dim(16), dim(20)), (480, 480));
+    // Its pixels, decoded: the colours the SVG gives (60 pixels a square; square 1 top left).
+    let pixmap = resvg::tiny_skia::Pixmap::decode_png(&bytes).unwrap();
+    let at = |x: u32, y: u32| {
+        let c = pixmap.pixel(x, y).unwrap();
+        (c.red(), c.green(), c.blue())
+    };
+    let centre = |row: u32, col: u32| at(col * 60 + 30, row * 60 + 30);
+    assert_eq!(centre(0, 1), (0xee, 0xdf, 0xc0), "a light square");
+    assert_eq!(at(50, 50), (0x5d, 0x8a, 0x4e), "square 1, empty");
+    assert_eq!(
+        at(60 + 50, 180 + 50),
+        (0xc9, 0xa2, 0x27),
+        "13, where 22x13 lands"
+    );
+    assert_eq!(
+        at(180 + 50, 300 + 50),
+        (0xc9, 0xa2, 0x27),
+        "22, where it starts"
+    );
+    assert_eq!(at(120 + 8, 240 + 50), (0xb5, 0x52, 0x3b), "18, taken");
+    assert_eq!(centre(4, 2), (0x26, 0x26, 0x26), "the black man on 18");
+    assert_eq!(centre(5, 3), (0xf7, 0xf3, 0xe8), "the white man on 22");
+    // The square numbers are strokes, so drawn without a font: light pixels in the corner
+    // of square 1, none further in.
+    let light = (0..20)
+        .flat_map(|y| (0..20).map(move |x| (x, y)))
+        .filter(|&(x, y)| at(x, y).0 > 0xc0)
+        .count();
+    assert!(light > 3, "no number on square 1");
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<path"));
+    let o = dama(&["board", "--png", "/nonexistent-dir/b.png"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("/nonexistent-dir/b.png"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_file(png);
+    let _ = std::fs::remove_file(svg);
 }
 
 #[test]

@@ -399,6 +399,7 @@ impl<W: Write> Controller<W> {
             limits,
             level: self.settings.level,
             stream: mode == GoMode::Analyze || self.settings.level == Level::Hard,
+            analysis: mode == GoMode::Analyze,
             signals,
         };
         self.next_id += 1;

@@ -47,7 +47,7 @@
 //! | `level depth=N` / `nodes=N` / `move-time=S` / `[moves=N] time=S [inc=S]` / `infinite` | the limits of the following searches, until the next `level` (several limits may be combined; the first reached ends the search) |
 //! | `go think` | search and answer `done` |
 //! | `go ponder` | search on the opponent's time: time limits wait for `ponder-hit`; `done` comes only after `ponder-hit` (once the search ends) or `stop` |
-//! | `go analyze` | search without limit, streaming `info`; `done` comes only after `stop` |
+//! | `go analyze` | search without limit, streaming `info` (a single legal move is searched like any other); `done` comes only after `stop` |
 //! | `ponder-hit` | the expected move was played: the clock applies, counted from the start of the search |
 //! | `stop` | answer `done` now (within milliseconds), with the best move of the last complete depth |
 //! | `ping` | answered by `pong`, at once, also during a search |

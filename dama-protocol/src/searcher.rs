@@ -23,6 +23,8 @@ pub(crate) struct SearchJob {
     /// Full strength with an `info` per iteration (Hard, or analysis), rather than a level's
     /// choice.
     pub stream: bool,
+    /// `go analyze`: a single legal move is searched like any other, not played at once.
+    pub analysis: bool,
     pub signals: Signals,
 }
 
@@ -191,8 +193,13 @@ impl State {
                     info: info.clone(),
                 }));
             };
-            self.engine()
-                .search_with(&job.game, &job.limits, &job.signals, &mut on_info)
+            if job.analysis {
+                self.engine()
+                    .analyze_with(&job.game, &job.limits, &job.signals, &mut on_info)
+            } else {
+                self.engine()
+                    .search_with(&job.game, &job.limits, &job.signals, &mut on_info)
+            }
         } else {
             let mut rng = self.rng.clone();
             let r =

@@ -838,3 +838,39 @@ fn a_game_drawn_by_dama_count_that_the_gui_plays_on_still_gets_moves() {
     s.until("done");
     s.close();
 }
+
+#[test]
+fn go_analyze_searches_a_single_legal_move_and_go_think_plays_it_at_once() {
+    let s = Session::ready();
+    // Black's only legal move is 13x22.
+    let pos = dama_rules::notation::fen::parse(
+        "B:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,11,12,13",
+    )
+    .unwrap();
+    s.send(&format!("pos pos={}", hub::write(&pos)));
+    s.send("go analyze");
+    // Iterations go on past depth 1 until stopped.
+    loop {
+        let line = s.recv();
+        check_info(&line);
+        let lexed = lex(&line).unwrap().unwrap();
+        let depth: u32 = lexed.value("depth").unwrap().parse().unwrap();
+        if depth >= 6 {
+            break;
+        }
+    }
+    s.send("stop");
+    let done = s.until("done").pop().unwrap();
+    let analysed = done_move(&done).unwrap();
+    assert!(analysed.starts_with("13x22"), "{done}");
+    // A game search answers the forced move without iterating.
+    s.send("level depth=12");
+    s.send("go think");
+    let lines = s.until("done");
+    assert_eq!(done_move(lines.last().unwrap()), Some(analysed));
+    for line in &lines[..lines.len() - 1] {
+        let lexed = lex(line).unwrap().unwrap();
+        assert!(lexed.value("depth").is_none_or(|d| d == "1"), "{line}");
+    }
+    s.close();
+}

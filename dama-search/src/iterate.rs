@@ -40,6 +40,8 @@ pub(crate) struct Job<'a> {
     pub threads: usize,
     pub multipv: usize,
     pub knobs: crate::control::Knobs,
+    /// Search a single legal move to the limits (analysis) rather than play it at once.
+    pub search_forced: bool,
 }
 
 pub(crate) fn run<R: Rules>(
@@ -71,7 +73,7 @@ pub(crate) fn run<R: Rules>(
             pv: vec![m],
         })
         .collect();
-    let max_depth = if legal.len() == 1 {
+    let max_depth = if legal.len() == 1 && !job.search_forced {
         1
     } else {
         job.limits

@@ -251,7 +251,35 @@ impl Engine {
         signals: &Signals,
         on_info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
-        self.run(game, limits, signals, self.multipv, on_info)
+        self.run(game, limits, signals, self.multipv, false, on_info)
+    }
+
+    /// [`Engine::search_with`] for analysis: a position with a single legal move is searched
+    /// to `limits` like any other, where a game search plays it at once (at depth 1, with a
+    /// shallow score), since the player has no choice to make.
+    ///
+    /// ```
+    /// use dama_rules::{notation::fen, Game, Variant};
+    /// use dama_search::{Engine, Limits, Signals};
+    /// // Black has one legal move, 13x22.
+    /// let pos = fen::parse("B:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,11,12,13")?;
+    /// let game = Game::from_position(Variant::Italian, pos);
+    /// let mut engine = Engine::new();
+    /// let played = engine.search(&game, &Limits::depth(6));
+    /// assert_eq!(played.depth, 1);
+    /// let analysed = engine.analyze_with(&game, &Limits::depth(6), &Signals::default(), &mut |_| {});
+    /// assert_eq!(analysed.depth, 6);
+    /// assert_eq!(analysed.best, played.best);
+    /// # Ok::<(), dama_rules::Error>(())
+    /// ```
+    pub fn analyze_with(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        signals: &Signals,
+        on_info: &mut dyn FnMut(&Info),
+    ) -> SearchResult {
+        self.run(game, limits, signals, self.multipv, true, on_info)
     }
 
     fn run(
@@ -260,6 +288,7 @@ impl Engine {
         limits: &Limits,
         signals: &Signals,
         multipv: usize,
+        search_forced: bool,
         on_info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
         let job = iterate::Job {
@@ -269,6 +298,7 @@ impl Engine {
             threads: self.threads,
             multipv,
             knobs: self.knobs,
+            search_forced,
         };
         let tt = &self.tt;
         dama_rules::with_rules!(game.variant(), R => iterate::run::<R>(tt, &job, on_info))
@@ -310,7 +340,7 @@ impl Engine {
             limits.time = TimeControl::MoveTime(Level::DEFAULT_MOVE_TIME);
         }
         let lines = if profile.margin > 0 { usize::MAX } else { 1 };
-        let mut result = self.run(game, &limits, signals, lines, on_info);
+        let mut result = self.run(game, &limits, signals, lines, false, on_info);
         let i = level::choose(&result.lines, &profile, rng);
         if let Some(line) = result.lines.get(i).cloned() {
             result.best = Some(line.mv);

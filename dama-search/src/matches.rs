@@ -150,6 +150,11 @@ pub struct MatchConfig {
     /// The openings, each a list of moves from the start; each is played twice, once with
     /// each colour. Empty means the start position only.
     pub openings: Vec<Vec<Move>>,
+    /// The position each opening starts from, by the same index as
+    /// [`openings`](Self::openings) (openings from a FEN): an opening without one here (the
+    /// list may be shorter, and is empty by default) starts from the start position. When
+    /// `openings` is empty, each of these is an opening of no moves.
+    pub starts: Vec<Position>,
     /// Games to play in all (rounded up to an even number).
     pub games: usize,
     /// Games played at the same time.
@@ -164,6 +169,7 @@ impl Default for MatchConfig {
         MatchConfig {
             variant: Variant::Italian,
             openings: italian_openings(),
+            starts: Vec::new(),
             games: 100,
             parallel: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_plies: 600,
@@ -234,19 +240,65 @@ impl MatchResult {
         (elo_of(p), (hi - lo) / 2.0)
     }
 
-    /// `W-D-L, score %, Elo ± margin`.
+    /// For a score of 0 % or 100 %, where [`MatchResult::elo`] is infinite: the one-sided
+    /// 95 % confidence bound on the Elo difference. After `n` games all won, the score of the
+    /// first player is above `0.05^(1/n)` with 95 % confidence (the exact binomial bound:
+    /// a player scoring less would win all `n` games less than 5 % of the time), so the Elo
+    /// is above the Elo of that score; all lost, below its opposite. `None` for any other
+    /// result and for no games.
+    ///
+    /// ```
+    /// use dama_search::matches::{EloBound, MatchResult};
+    /// let r = MatchResult { wins: 10, ..Default::default() };
+    /// let Some(EloBound::Above(x)) = r.elo_bound() else { panic!() };
+    /// assert!((x - 182.7).abs() < 0.1);
+    /// let r = MatchResult { losses: 10, ..Default::default() };
+    /// assert!(matches!(r.elo_bound(), Some(EloBound::Below(x)) if (x + 182.7).abs() < 0.1));
+    /// let r = MatchResult { wins: 9, draws: 1, ..Default::default() };
+    /// assert_eq!(r.elo_bound(), None);
+    /// ```
+    pub fn elo_bound(&self) -> Option<EloBound> {
+        let n = self.total();
+        if n == 0 || (self.wins < n && self.losses < n) {
+            return None;
+        }
+        let p = 0.05f64.powf(1.0 / f64::from(n));
+        let x = elo_of(p);
+        Some(if self.wins == n {
+            EloBound::Above(x)
+        } else {
+            EloBound::Below(-x)
+        })
+    }
+
+    /// `W-D-L, score %, Elo ± margin` (or `Elo > x` for a score of 100 %, see
+    /// [`MatchResult::elo_bound`]).
     pub fn summary(&self) -> String {
         let (elo, margin) = self.elo();
+        let elo = match self.elo_bound() {
+            Some(EloBound::Above(x)) => format!("Elo > {x:+.0}"),
+            Some(EloBound::Below(x)) => format!("Elo < {x:+.0}"),
+            None if self.total() == 0 => "no games".to_string(),
+            None => format!("Elo {elo:+.0} ± {margin:.0}"),
+        };
         format!(
-            "{}-{}-{} (W-D-L) score {:.1}% Elo {:+.0} ± {:.0}",
+            "{}-{}-{} (W-D-L) score {:.1}% {elo}",
             self.wins,
             self.draws,
             self.losses,
             100.0 * self.score(),
-            elo,
-            margin
         )
     }
+}
+
+/// A bound on the Elo difference where the score (0 % or 100 %) gives no estimate: see
+/// [`MatchResult::elo_bound`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum EloBound {
+    /// Every game won: the Elo difference is above this, with 95 % confidence.
+    Above(f64),
+    /// Every game lost: below this.
+    Below(f64),
 }
 
 fn elo_of(p: f64) -> f64 {
@@ -325,18 +377,22 @@ pub fn play_match_streaming(
                     if i >= games {
                         break;
                     }
-                    let opening = if config.openings.is_empty() {
-                        &[][..]
-                    } else {
-                        &config.openings[(i / 2) % config.openings.len()][..]
-                    };
+                    let n = config.openings.len().max(config.starts.len());
+                    let k = if n == 0 { 0 } else { (i / 2) % n };
+                    let opening = config.openings.get(k).map_or(&[][..], Vec::as_slice);
+                    let start = config
+                        .starts
+                        .get(k)
+                        .copied()
+                        .unwrap_or_else(Position::start);
                     let first_is_white = i.is_multiple_of(2);
                     let (white, black) = if first_is_white {
                         (&mut a, &mut b)
                     } else {
                         (&mut b, &mut a)
                     };
-                    let record = play_game(white.as_mut(), black.as_mut(), opening, config);
+                    let record =
+                        play_game_from(white.as_mut(), black.as_mut(), &start, opening, config);
                     let record = GameRecord {
                         first_is_white,
                         ..record
@@ -374,9 +430,20 @@ pub fn play_game(
     opening: &[Move],
     config: &MatchConfig,
 ) -> GameRecord {
+    play_game_from(white, black, &Position::start(), opening, config)
+}
+
+/// Plays one game from `opening` played from `start`; every move is checked by the rules.
+pub fn play_game_from(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    start: &Position,
+    opening: &[Move],
+    config: &MatchConfig,
+) -> GameRecord {
     white.new_game();
     black.new_game();
-    let mut game = Game::from_position(config.variant, Position::start());
+    let mut game = Game::from_position(config.variant, *start);
     for &m in opening {
         if game.play(m).is_err() {
             break;

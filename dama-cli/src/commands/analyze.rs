@@ -85,7 +85,7 @@ pub fn run(game: &Game, budget: Budget, output: Output) -> Result<Status, CliErr
             let mut rng = ChaCha8Rng::seed_from_u64(0);
             engine.play_level(game, level, &limits, &Signals::default(), &mut rng)
         }
-        None => engine.search_with(game, &limits, &Signals::default(), &mut on_info),
+        None => engine.analyze_with(game, &limits, &Signals::default(), &mut on_info),
     };
     if let Some(e) = failed {
         return Err(CliError::Output(e));

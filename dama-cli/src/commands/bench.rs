@@ -9,6 +9,7 @@ use dama_rules::notation::fen;
 use dama_rules::{Game, Variant};
 use dama_search::{Engine, Limits};
 
+use super::progress::Progress;
 use crate::error::CliError;
 use crate::exit::Status;
 
@@ -27,6 +28,8 @@ const POSITIONS: [&str; 8] = [
 /// Searches every position to `depth` and prints nodes, time and nodes/s.
 pub fn run(depth: u32) -> Result<Status, CliError> {
     let (mut nodes, mut time) = (0u64, Duration::ZERO);
+    // Positions searched so far, on stderr when it is a terminal.
+    let progress = Progress::count(POSITIONS.len() as u64, "positions");
     for (i, text) in POSITIONS.iter().enumerate() {
         let pos = fen::parse(text)?;
         let game = Game::from_position(Variant::Italian, pos);
@@ -36,15 +39,19 @@ pub fn run(depth: u32) -> Result<Status, CliError> {
         let spent = start.elapsed();
         nodes += r.nodes;
         time += spent;
-        println!(
-            "position {} nodes {} time {:.3} nps {} best {}",
-            i + 1,
-            r.nodes,
-            spent.as_secs_f64(),
-            per_second(r.nodes, spent),
-            r.best.map_or("none".to_string(), |m| m.to_string())
-        );
+        progress.suspend(|| {
+            println!(
+                "position {} nodes {} time {:.3} nps {} best {}",
+                i + 1,
+                r.nodes,
+                spent.as_secs_f64(),
+                per_second(r.nodes, spent),
+                r.best.map_or("none".to_string(), |m| m.to_string())
+            )
+        });
+        progress.inc(1);
     }
+    progress.finish();
     println!(
         "total nodes {nodes} time {:.3} nps {}",
         time.as_secs_f64(),

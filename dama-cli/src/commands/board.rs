@@ -1,4 +1,10 @@
-//! `dama board`: a position as coloured text in the terminal, or as an SVG picture.
+//! `dama board`: a position as coloured text in the terminal, and as an SVG or PNG picture.
+//!
+//! The PNG is the SVG rasterised by resvg (pure Rust, no system library). The square numbers
+//! are drawn as strokes (seven-segment digits), not as `<text>`: text needs a font, which
+//! resvg would have to find on the system (there may be none, e.g. in a container) or have
+//! embedded in the binary; strokes look the same in every SVG viewer and in the PNG, with no
+//! font at all, and resvg is built without its text support (fewer dependencies).
 
 use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
@@ -9,17 +15,25 @@ use dama_rules::{Color, Move, Position, Role, Square};
 use crate::error::CliError;
 use crate::exit::Status;
 
-/// Draws `pos`, with `highlight` marked, as text (coloured on a terminal unless `plain`) and
-/// as SVG into `svg` when given.
+/// Draws `pos`, with `highlight` marked, as text (coloured on a terminal unless `plain`),
+/// as SVG into `svg` and as PNG into `png` when given.
 pub fn run(
     pos: &Position,
     highlight: Option<Move>,
     svg: Option<&Path>,
+    png: Option<&Path>,
     plain: bool,
 ) -> Result<Status, CliError> {
+    let cannot = |path: &Path, e: &dyn std::fmt::Display| {
+        CliError::Usage(format!("cannot write {}: {e}", path.display()))
+    };
+    let drawing = picture(pos, highlight);
     if let Some(path) = svg {
-        std::fs::write(path, picture(pos, highlight))
-            .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", path.display())))?;
+        std::fs::write(path, &drawing).map_err(|e| cannot(path, &e))?;
+    }
+    if let Some(path) = png {
+        let bytes = rasterise(&drawing).map_err(|e| cannot(path, &e))?;
+        std::fs::write(path, bytes).map_err(|e| cannot(path, &e))?;
     }
     let colour = !plain && io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut out = io::stdout().lock();
@@ -106,10 +120,8 @@ pub fn picture(pos: &Position, highlight: Option<Move>) -> String {
             );
             let _ = writeln!(
                 out,
-                r##"<text x="{}" y="{}" font-family="sans-serif" font-size="11" fill="#f4f4f4">{}</text>"##,
-                x + 3,
-                y + 12,
-                sq.number()
+                r##"<path d="{}" fill="none" stroke="#f4f4f4" stroke-width="1.4" stroke-linecap="round" stroke-linejoin="round"/>"##,
+                number_path(sq.number(), x + 4, y + 4)
             );
             if let Some(p) = pos.piece_at(sq) {
                 let (body, edge) = match p.color {
@@ -136,6 +148,62 @@ pub fn picture(pos: &Position, highlight: Option<Move>) -> String {
     out
 }
 
+/// The seven segments of a digit: a (top), b, c (right, top to bottom), d (bottom), e, f
+/// (left, bottom to top), g (middle); each as its two ends in a 5×8 box.
+const SEGMENTS: [((u32, u32), (u32, u32)); 7] = [
+    ((0, 0), (5, 0)),
+    ((5, 0), (5, 4)),
+    ((5, 4), (5, 8)),
+    ((0, 8), (5, 8)),
+    ((0, 4), (0, 8)),
+    ((0, 0), (0, 4)),
+    ((0, 4), (5, 4)),
+];
+
+/// The segments each digit lights, as bits a = 1 .. g = 64.
+const DIGITS: [u8; 10] = [
+    0b011_1111, // 0: abcdef
+    0b000_0110, // 1: bc
+    0b101_1011, // 2: abdeg
+    0b100_1111, // 3: abcdg
+    0b110_0110, // 4: bcfg
+    0b110_1101, // 5: acdfg
+    0b111_1101, // 6: acdefg
+    0b000_0111, // 7: abc
+    0b111_1111, // 8
+    0b110_1111, // 9: abcdfg
+];
+
+/// The SVG path of the number `n` in seven-segment digits, its top-left corner at `x`, `y`.
+fn number_path(n: u8, x: u32, y: u32) -> String {
+    let mut d = String::new();
+    let mut ox = x;
+    for digit in n.to_string().bytes() {
+        // A 1 is narrow: its stroke 2 from the left, the next digit 5 on.
+        let (shift, advance) = if digit == b'1' { (3, 5) } else { (0, 8) };
+        let lit = DIGITS[usize::from(digit - b'0')];
+        for (s, ((x0, y0), (x1, y1))) in SEGMENTS.iter().enumerate() {
+            if lit & (1 << s) != 0 {
+                let (x0, x1) = (ox + x0 - shift, ox + x1 - shift);
+                let _ = write!(d, "M{x0} {}L{x1} {}", y + y0, y + y1);
+            }
+        }
+        ox += advance;
+    }
+    d
+}
+
+/// The SVG `svg` as PNG bytes, at its own size.
+pub fn rasterise(svg: &str) -> Result<Vec<u8>, String> {
+    use resvg::{tiny_skia, usvg};
+    let tree = usvg::Tree::from_str(svg, &usvg::Options::default()).map_err(|e| e.to_string())?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| format!("a picture of {size:?} cannot be made"))?;
+    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    pixmap.encode_png().map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,5 +213,17 @@ mod tests {
         let svg = picture(&Position::start(), None);
         assert_eq!(svg.matches("<circle").count(), 24);
         assert_eq!(svg.matches("<rect").count(), 64);
+        assert!(!svg.contains("<text"), "no text: the PNG has no fonts");
+    }
+
+    #[test]
+    fn numbers_are_drawn_as_seven_segment_strokes() {
+        // 1 lights b and c, drawn narrow; 8 all seven; 10 is 1 then 0 to its right.
+        assert_eq!(number_path(1, 0, 0), "M2 0L2 4M2 4L2 8");
+        assert_eq!(number_path(8, 0, 0).matches('M').count(), 7);
+        let ten = number_path(10, 0, 0);
+        assert_eq!(ten.matches('M').count(), 2 + 6);
+        assert!(ten.contains("M5 0L10 0"), "{ten}");
+        assert!(number_path(28, 0, 0).contains("M8 0L13 0"));
     }
 }

@@ -2,21 +2,27 @@
 //!
 //! `--json` prints one line per game, `{"type": "game", "data": {"index", "first_is_white",
 //! "result", "reason", "plies"}}`, then `{"type": "result", "data": {"wins", "draws",
-//! "losses", "games", "score", "elo", "elo_error"}}` (`score` is 0..1 for the first player;
-//! `elo` and `elo_error` are null when one side scored everything).
+//! "losses", "games", "score", "elo", "elo_error", "elo_bound"}}` (`score` is 0..1 for the
+//! first player; `elo_error` is the half-width of the 95 % confidence interval). When one
+//! side scored everything the Elo difference has no estimate, only a bound: `elo` and
+//! `elo_error` are null and `elo_bound` is `{"op": ">", "elo": 182.7}` (every game won:
+//! above +182.7 with 95 % confidence, the exact binomial bound, see
+//! `dama_search::matches::MatchResult::elo_bound`) or `{"op": "<", "elo": -182.7}`;
+//! otherwise `elo_bound` is null. The text line reads `elo > +182.7 (95% bound)` then.
 
 use dama_protocol::{ClientConfig, HubPlayer};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufWriter, IsTerminal, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use dama_rules::notation::fen;
 use dama_rules::notation::pdn::{GameResult, Reader};
-use dama_rules::{Game, Move, Variant};
+use dama_rules::{Game, Move, Position, Variant};
 use dama_search::matches::{
-    italian_openings, play_match_streaming, GameRecord, LevelPlayer, MatchConfig, MatchResult,
-    Player, SearchPlayer,
+    italian_openings, play_match_streaming, EloBound, GameRecord, LevelPlayer, MatchConfig,
+    MatchResult, Player, SearchPlayer,
 };
 use dama_search::{Level, Limits};
 use rand::seq::SliceRandom;
@@ -24,6 +30,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
+use super::progress::Progress;
 use super::source;
 use crate::error::CliError;
 use crate::exit::Status;
@@ -128,47 +135,74 @@ fn factory(spec: &PlayerSpec, extra: Limits, seed: u64) -> impl Fn() -> Box<dyn 
     }
 }
 
-/// A player that counts the games it starts and shows the count on stderr (a terminal).
-struct Counted {
-    inner: Box<dyn Player>,
-    started: std::sync::Arc<std::sync::atomic::AtomicUsize>,
-    total: usize,
-}
+/// An opening: a start position and moves played from it.
+type Opening = (Position, Vec<Move>);
 
-impl Player for Counted {
-    fn name(&self) -> String {
-        self.inner.name()
+/// Openings from a file, in one of two forms:
+/// - a PDN file (its first text is a `[Tag "..."]`): each game is an opening, its moves
+///   played from its `FEN` tag (or the start position);
+/// - lines, each an opening: a FEN (`W:W21,22:B1,2`, the position to start from), or moves
+///   from the start separated by spaces (`22-18 10-14`); `#` starts a comment, blank lines
+///   are skipped.
+///
+/// A line or game that cannot be read is an error naming the file and the line.
+fn read_openings(path: &Path, variant: Variant) -> Result<Vec<Opening>, CliError> {
+    let mut text = String::new();
+    source::open(path)?
+        .read_to_string(&mut text)
+        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+    let first = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .find(|l| !l.is_empty());
+    if first.is_some_and(|l| l.starts_with('[')) {
+        return read_pdn_openings(path, &text, variant);
     }
-
-    fn new_game(&mut self) {
-        let n = self
-            .started
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        eprint!("\rgame {}/{} ", (n + 1).min(self.total), self.total);
-        self.inner.new_game();
-    }
-
-    fn choose(&mut self, game: &Game) -> Result<Move, String> {
-        self.inner.choose(game)
-    }
-}
-
-/// Openings from a file: one per line, the moves from the start separated by spaces.
-fn read_openings(path: &std::path::Path, variant: Variant) -> Result<Vec<Vec<Move>>, CliError> {
     let mut out = Vec::new();
-    for (i, line) in source::open(path)?.lines().enumerate() {
-        let line = line.map_err(CliError::Input)?;
+    for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
-        let mut game = Game::from_position(variant, dama_rules::Position::start());
+        let at = |why: String| CliError::Usage(format!("{}:{}: {why}", path.display(), i + 1));
+        let bare = line.trim_matches('"');
+        let is_fen = bare.len() >= 2 && matches!(&bare.as_bytes()[..2], b"W:" | b"B:");
+        if is_fen {
+            let pos = fen::parse(line).map_err(|e| at(e.to_string()))?;
+            out.push((pos, Vec::new()));
+            continue;
+        }
+        let mut game = Game::from_position(variant, Position::start());
         let moves = line
             .split_whitespace()
             .map(|t| game.play_text(t))
             .collect::<Result<Vec<Move>, _>>()
-            .map_err(|e| CliError::Usage(format!("{}:{}: {e}", path.display(), i + 1)))?;
-        out.push(moves);
+            .map_err(|e| {
+                at(format!(
+                    "{e} (a line is moves from the start, like `22-18 10-14`, or a FEN, \
+                     like `W:W21,22:B1,2`)"
+                ))
+            })?;
+        out.push((Position::start(), moves));
+    }
+    Ok(out)
+}
+
+/// The games of a PDN file as openings (see [`read_openings`]).
+fn read_pdn_openings(path: &Path, text: &str, variant: Variant) -> Result<Vec<Opening>, CliError> {
+    let mut out = Vec::new();
+    for (i, game) in Reader::new(text.as_bytes(), variant).enumerate() {
+        let game = game.map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+        if game.variant != variant {
+            return Err(CliError::Usage(format!(
+                "{}: game {} is {} draughts, the match is {} draughts (--variant)",
+                path.display(),
+                i + 1,
+                game.variant.name(),
+                variant.name()
+            )));
+        }
+        out.push((game.start, game.moves));
     }
     Ok(out)
 }
@@ -177,7 +211,10 @@ fn read_openings(path: &std::path::Path, variant: Variant) -> Result<Vec<Vec<Mov
 pub fn run(o: Options) -> Result<Status, CliError> {
     let mut openings = match &o.openings {
         Some(path) => read_openings(path, o.variant)?,
-        None if o.variant == Variant::Italian => italian_openings(),
+        None if o.variant == Variant::Italian => italian_openings()
+            .into_iter()
+            .map(|moves| (Position::start(), moves))
+            .collect(),
         None => Vec::new(),
     };
     let pairs = o.games.div_ceil(2);
@@ -190,7 +227,7 @@ pub fn run(o: Options) -> Result<Status, CliError> {
             continue;
         }
         mine.push(if openings.is_empty() {
-            Vec::new()
+            (Position::start(), Vec::new())
         } else {
             openings[p % openings.len()].clone()
         });
@@ -211,31 +248,15 @@ pub fn run(o: Options) -> Result<Status, CliError> {
     let config = MatchConfig {
         variant: o.variant,
         games: 2 * mine.len(),
-        openings: if mine.iter().all(Vec::is_empty) {
-            Vec::new()
-        } else {
-            mine
-        },
+        starts: mine.iter().map(|(start, _)| *start).collect(),
+        openings: mine.into_iter().map(|(_, moves)| moves).collect(),
         parallel: o.concurrency.max(1),
         ..MatchConfig::default()
     };
     let first = factory(&o.first, extra, o.seed.wrapping_mul(2) + 1);
     let second = factory(&o.second, extra, o.seed.wrapping_mul(2) + 1_000_003);
-    let started = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let progress = std::io::stderr().is_terminal();
-    let total = config.games;
-    let first = move || -> Box<dyn Player> {
-        let inner = first();
-        if progress {
-            Box::new(Counted {
-                inner,
-                started: started.clone(),
-                total,
-            })
-        } else {
-            inner
-        }
-    };
+    // Games ended so far, on stderr when it is a terminal.
+    let progress = Progress::count(config.games as u64, "games");
     let pdn = match &o.pdn {
         Some(path) => Some((
             BufWriter::new(std::fs::File::create(path).map_err(|e| cannot_write(path, &e))?),
@@ -249,6 +270,7 @@ pub fn run(o: Options) -> Result<Status, CliError> {
         pdn,
         json: o.json,
         failed: None,
+        progress: progress.clone(),
     });
     let result = if config.games == 0 {
         MatchResult::default()
@@ -257,9 +279,7 @@ pub fn run(o: Options) -> Result<Status, CliError> {
             sink.lock().unwrap_or_else(|e| e.into_inner()).add(i, game);
         })
     };
-    if progress {
-        eprintln!();
-    }
+    progress.finish();
     let sink = sink.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(e) = sink.failed {
         return Err(e);
@@ -282,10 +302,13 @@ struct Sink<'a> {
     json: bool,
     /// The first error; nothing is written after it.
     failed: Option<CliError>,
+    /// The games ended so far.
+    progress: Progress,
 }
 
 impl Sink<'_> {
     fn add(&mut self, i: usize, game: GameRecord) {
+        self.progress.inc(1);
         self.ended.insert(i, game);
         while let Some(game) = self.ended.remove(&self.next) {
             if self.failed.is_none() {
@@ -309,7 +332,9 @@ impl Sink<'_> {
                 "index": i, "first_is_white": g.first_is_white, "result": g.result.as_str(),
                 "reason": g.reason, "plies": g.plies,
             }});
-            writeln!(std::io::stdout().lock(), "{line}").map_err(CliError::Output)?;
+            self.progress
+                .suspend(|| writeln!(std::io::stdout().lock(), "{line}"))
+                .map_err(CliError::Output)?;
         }
         Ok(())
     }
@@ -322,43 +347,35 @@ fn cannot_write(path: &Path, e: &std::io::Error) -> CliError {
 /// The result line (or the JSON `result` line).
 pub fn print_result(out: &mut dyn Write, r: &MatchResult, json: bool) -> Result<(), CliError> {
     let (elo, error) = r.elo();
-    let finite = |x: f64| x.is_finite().then_some(x);
+    let finite = |x: f64| (x.is_finite() && r.total() > 0).then_some(x);
+    // `+ 0.0` turns -0.0 into 0.0.
+    let (elo, error) = (finite(elo + 0.0), finite(error));
+    let bound = r.elo_bound().map(|b| match b {
+        EloBound::Above(x) => (">", x),
+        EloBound::Below(x) => ("<", x),
+    });
     let line = if json {
+        let bound = bound.map(|(op, x)| json!({"op": op, "elo": (x * 10.0).round() / 10.0}));
         json!({"type": "result", "data": {
             "wins": r.wins, "draws": r.draws, "losses": r.losses, "games": r.total(),
-            "score": r.score(), "elo": finite(elo), "elo_error": finite(error),
+            "score": r.score(), "elo": elo, "elo_error": error, "elo_bound": bound,
         }})
         .to_string()
     } else {
+        let elo = match (bound, elo, error) {
+            (Some((op, x)), _, _) => format!("elo {op} {x:+.1} (95% bound)"),
+            (None, Some(elo), Some(error)) => format!("elo {elo:+.1} elo_error {error:.1}"),
+            _ => "elo - elo_error -".to_string(),
+        };
         format!(
-            "wins {} draws {} losses {} score {:.1}% elo {} elo_error {}",
+            "wins {} draws {} losses {} score {:.1}% {elo}",
             r.wins,
             r.draws,
             r.losses,
             100.0 * r.score(),
-            signed(elo),
-            plain(error)
         )
     };
     writeln!(out, "{line}").map_err(CliError::Output)
-}
-
-fn signed(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:+.1}")
-    } else if x > 0.0 {
-        "+inf".into()
-    } else {
-        "-inf".into()
-    }
-}
-
-fn plain(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.1}")
-    } else {
-        "inf".into()
-    }
 }
 
 /// `dama pdn stats FILES...`: the result line of the games, for the player named `player`

@@ -7,6 +7,7 @@ mod matches;
 mod moves;
 mod pdn;
 mod perft;
+mod progress;
 mod source;
 
 pub use matches::parse_shard;
@@ -104,6 +105,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
         Command::Board {
             position,
             svg,
+            png,
             highlight,
             plain,
         } => {
@@ -116,7 +118,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
                 }
                 None => None,
             };
-            board::run(game.position(), mv, svg.as_deref(), plain)
+            board::run(game.position(), mv, svg.as_deref(), png.as_deref(), plain)
         }
         Command::Engine => {
             // The Hub loop owns stdout (the protocol); logs stay on stderr.

@@ -1,12 +1,13 @@
 //! `dama pdn`: check, list the positions of, or rewrite the games of a PDN file.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::path::Path;
 
 use dama_rules::notation::pdn::{self, PdnGame, Reader};
 use dama_rules::{Error, Variant};
 
+use super::progress::{Progress, Reading, LARGE_FILE};
 use crate::cli::PdnAction;
 use crate::exit::Status;
 
@@ -23,7 +24,9 @@ pub fn run(variant: Variant, action: PdnAction) -> Result<Status, Error> {
         PdnAction::Stats { .. } => unreachable!("`dama pdn stats` is run by commands::matches"),
     };
     let check = matches!(action, PdnAction::Check { .. });
-    let input = match open(path) {
+    // A bar for a large file, unless its positions or games flood the same terminal.
+    let show = check || !io::stdout().is_terminal();
+    let input = match open(path, show) {
         Ok(input) => input,
         Err(err) => {
             eprintln!("dama: cannot read {}: {err}", path.display());
@@ -34,9 +37,13 @@ pub fn run(variant: Variant, action: PdnAction) -> Result<Status, Error> {
     let mut out = Out {
         out: BufWriter::new(stdout.lock()),
         written: 0,
+        progress: input.1.clone(),
     };
-    let status = each_game(Reader::new(input, variant), &mut out, each, check)
-        .and_then(|status| out.out.flush().map(|()| status));
+    let (input, progress) = input;
+    let status = each_game(Reader::new(input, variant), &mut out, each, check);
+    // The bar leaves before the last lines are written.
+    progress.finish();
+    let status = status.and_then(|status| out.out.flush().map(|()| status));
     match status {
         Ok(Err(err)) => {
             eprintln!("dama: {}: {err}", path.display());
@@ -66,14 +73,16 @@ fn each_game(
             Err(err @ Error::PdnRead { .. }) => return Ok(Err(err)),
             Err(err) if check => {
                 bad += 1;
-                writeln!(out.out, "{err}")?;
+                let progress = out.progress.clone();
+                progress.suspend(|| writeln!(out.out, "{err}").and_then(|()| out.out.flush()))?;
             }
             Err(err) => {
                 bad += 1;
-                eprintln!("dama: {err}");
+                out.progress.suspend(|| eprintln!("dama: {err}"));
             }
         }
     }
+    out.progress.finish();
     if check {
         writeln!(out.out, "{count} games, {bad} bad")?;
     }
@@ -87,21 +96,29 @@ fn each_game(
 /// What is done with each good game: its number in the file and the game.
 type Each = fn(&mut Out, usize, PdnGame) -> io::Result<()>;
 
-/// Standard output and how many games were written to it.
+/// Standard output, how many games were written to it, and the bar of the bytes read.
 struct Out<'a> {
     out: BufWriter<io::StdoutLock<'a>>,
     written: usize,
+    progress: Progress,
 }
 
-fn open(path: &Path) -> io::Result<Box<dyn BufRead>> {
+/// The input, and a bar of the bytes read when `show` and it is a large file.
+fn open(path: &Path, show: bool) -> io::Result<(Box<dyn BufRead>, Progress)> {
     if path == Path::new("-") {
-        return Ok(Box::new(BufReader::new(io::stdin())));
+        return Ok((Box::new(BufReader::new(io::stdin())), Progress::none()));
     }
     let file = File::open(path)?;
-    if file.metadata()?.is_dir() {
+    let meta = file.metadata()?;
+    if meta.is_dir() {
         return Err(io::Error::other("it is a directory"));
     }
-    Ok(Box::new(BufReader::with_capacity(1 << 16, file)))
+    let input = BufReader::with_capacity(1 << 16, file);
+    if show && meta.len() >= LARGE_FILE {
+        let progress = Progress::bytes(meta.len());
+        return Ok((Box::new(Reading::new(input, progress.clone())), progress));
+    }
+    Ok((Box::new(input), Progress::none()))
 }
 
 /// One line per position: game number, ply (0 = start), FEN.

@@ -2,6 +2,7 @@
 
 mod computer;
 mod config;
+mod layout;
 pub mod model;
 mod plain;
 mod tui;

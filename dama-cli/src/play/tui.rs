@@ -3,6 +3,10 @@
 //! The view draws the model and turns keys and clicks into model calls; the computer thinks
 //! on a worker thread and its move comes back through a channel, so the screen stays live.
 //! The terminal is restored on `q`, Ctrl-C, an error or a panic.
+//!
+//! The screen fits the terminal: [`layout`] picks the board's size and the panel's place for
+//! it, and a resize redraws in the new layout, keeping the game, the selection, the typed text
+//! and the message (they live in the model and the view's state, not in the layout).
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::Ordering;
@@ -24,18 +28,10 @@ use dama_search::{Level, Signals};
 
 use super::computer::Computer;
 use super::config;
+use super::layout::{self, clip, first_fitting, fit_rows, Cells, Fit, Layout, Panel};
 use super::model::{title, Model};
 use crate::error::CliError;
 use crate::exit::Status;
-
-/// Left column and top row of the board on the screen.
-const BOARD_X: u16 = 2;
-const BOARD_Y: u16 = 2;
-/// A square's width and height in character cells.
-const CELL_W: u16 = 6;
-const CELL_H: u16 = 2;
-/// Left column of the side panel.
-const PANEL_X: u16 = BOARD_X + 8 * CELL_W + 3;
 
 /// Runs the full-screen game until the player quits.
 pub fn run(model: Model, computer: Computer) -> Result<Status, CliError> {
@@ -44,8 +40,12 @@ pub fn run(model: Model, computer: Computer) -> Result<Status, CliError> {
     }
     let worker = Worker::spawn(computer);
     let guard = Screen::enter().map_err(CliError::Terminal)?;
+    let size = terminal::size().unwrap_or((80, 24));
     let mut app = App {
         model,
+        fit: layout::choose(size.0, size.1),
+        size,
+        clear: false,
         cursor: Square::new(22).expect("22 is a square"),
         entry: None,
         thinking: false,
@@ -155,6 +155,12 @@ impl Worker {
 /// The view's own state around the model.
 struct App {
     model: Model,
+    /// The layout for the terminal's size (it changes on a resize).
+    fit: Fit,
+    /// The terminal's size (columns, rows).
+    size: (u16, u16),
+    /// Whether the next frame starts by clearing the screen (after a resize).
+    clear: bool,
     /// The keyboard cursor.
     cursor: Square,
     /// Text typed after `:` (a square number or a move), while typing.
@@ -214,8 +220,10 @@ impl App {
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::Key(key) if key.kind != KeyEventKind::Release => self.key(key),
+            Event::Resize(width, height) => self.resize(width, height),
             Event::Mouse(m) if m.kind == MouseEventKind::Down(MouseButton::Left) => {
-                if let Some(sq) = square_at(m.column, m.row) {
+                let Fit::Game(l) = self.fit else { return };
+                if let Some(sq) = l.square_at(m.column, m.row) {
                     self.cursor = sq;
                     self.choose(sq);
                 }
@@ -302,113 +310,107 @@ impl App {
         }
     }
 
-    fn draw(&self, frame: u32) -> io::Result<()> {
+    fn resize(&mut self, width: u16, height: u16) {
+        self.fit = layout::choose(width, height);
+        self.size = (width, height);
+        self.clear = true;
+    }
+
+    fn draw(&mut self, frame: u32) -> io::Result<()> {
         let mut out = Vec::with_capacity(16 * 1024);
-        queue!(out, cursor::MoveTo(0, 0), ResetColor)?;
-        let header = format!(
-            " dama — {} draughts against the computer",
-            title_case(self.model.game().variant().name())
-        );
-        line(&mut out, 0, &header)?;
-        line(&mut out, 1, "")?;
-        for row in 0..8u8 {
-            for part in 0..CELL_H {
-                let y = BOARD_Y + u16::from(row) * CELL_H + part;
-                queue!(
-                    out,
-                    cursor::MoveTo(0, y),
-                    Print(" ".repeat(BOARD_X as usize))
-                )?;
-                for col in 0..8u8 {
-                    self.cell(&mut out, row, col, part)?;
-                }
-                queue!(out, ResetColor, Clear(ClearType::UntilNewLine))?;
-            }
+        // After a resize the old frame may lie anywhere: start from a blank screen.
+        if std::mem::take(&mut self.clear) {
+            queue!(out, ResetColor, Clear(ClearType::All))?;
         }
-        self.panel(&mut out)?;
-        let y = BOARD_Y + 8 * CELL_H + 1;
-        line(&mut out, y - 1, "")?;
-        line(&mut out, y, &format!(" {}", self.status(frame)))?;
-        let entry = match &self.entry {
-            Some(text) => format!(" Square or move: {text}_   (Enter to play, Esc to cancel)"),
-            None => String::new(),
-        };
-        line(&mut out, y + 1, &entry)?;
-        line(
-            &mut out,
-            y + 2,
-            " Arrows+Enter or click: select · : type a square or a move · 1-5 level · \
-             n new game · q quit",
-        )?;
-        queue!(out, Clear(ClearType::FromCursorDown))?;
+        queue!(out, cursor::MoveTo(0, 0), ResetColor)?;
+        match self.fit {
+            Fit::TooSmall => {
+                let (width, height) = (self.size.0.saturating_sub(1), self.size.1);
+                let lines = layout::too_small_message(width);
+                let n = (lines.len() as u16).min(height);
+                let top = (height - n) / 2;
+                queue!(out, Clear(ClearType::FromCursorDown))?;
+                for (i, text) in lines.iter().take(usize::from(n)).enumerate() {
+                    queue!(
+                        out,
+                        cursor::MoveTo(0, top + i as u16),
+                        Print(clip(text, width))
+                    )?;
+                }
+                queue!(out, Clear(ClearType::FromCursorDown))?;
+            }
+            Fit::Game(l) => self.draw_game(&mut out, &l, frame)?,
+        }
         let mut stdout = io::stdout().lock();
         stdout.write_all(&out)?;
         stdout.flush()
     }
 
-    fn status(&self, frame: u32) -> String {
-        if let Some(verdict) = self.model.verdict() {
-            return format!(
-                "Game over: {verdict} ({})  Score: {} points.  Press any key for a new game, \
-                 q to quit.",
-                self.model.result_text().unwrap_or("*"),
-                self.model.score()
-            );
-        }
-        if !self.model.message().is_empty() {
-            return self.model.message().to_string();
-        }
-        if self.thinking {
-            let dots = ".".repeat((frame / 3 % 4) as usize);
-            return format!("The computer is thinking{dots}");
-        }
-        "Your move: select a piece.".to_string()
-    }
-
-    fn panel(&self, out: &mut Vec<u8>) -> io::Result<()> {
-        let level = self.model.level();
-        let last = self
-            .model
-            .last_computer_move()
-            .map_or("-".to_string(), |m| m.to_string());
-        let to_move = if self.model.outcome().is_some() {
-            "Game over".to_string()
-        } else if self.model.human_to_move() {
-            "Your move".to_string()
-        } else {
-            "Computer's move".to_string()
+    /// One frame in layout `l`. Every row is written from its first column, at most
+    /// `l.width` characters, the rest of it cleared; the frame ends with the help row and a
+    /// clear of the screen below it.
+    fn draw_game(&self, out: &mut Vec<u8>, l: &Layout, frame: u32) -> io::Result<()> {
+        let mut painted = vec![false; usize::from(l.height)];
+        let width = l.width;
+        let put = |out: &mut Vec<u8>, painted: &mut [bool], y: u16, text: &str| {
+            painted[usize::from(y)] = true;
+            line(out, y, &clip(text, width))
         };
-        let rows = [
-            format!("Level {}: {}", level.number(), title(level)),
-            "(keys 1-5: Novice..Hard)".to_string(),
-            String::new(),
-            format!("You: {} (bottom)", self.model.human()),
-            format!("Computer's last move: {last}"),
-            format!("Moves played: {}", self.model.game().moves().len()),
-            format!("Score so far: {}", self.model.score()),
-            format!(
-                "A win adds {} (level {})",
-                100 + 50 * self.model.scored_level().number(),
-                self.model.scored_level().number()
-            ),
-            String::new(),
-            to_move,
-        ];
-        for (i, text) in rows.iter().enumerate() {
-            let y = BOARD_Y + i as u16;
-            queue!(
-                out,
-                cursor::MoveTo(PANEL_X, y),
-                ResetColor,
-                Print(text),
-                Clear(ClearType::UntilNewLine)
-            )?;
+        if let Some(y) = l.header_y {
+            let variant = title_case(self.model.game().variant().name());
+            let forms = [
+                format!(" dama — {variant} draughts against the computer"),
+                format!(" dama — {variant} draughts"),
+                " dama".to_string(),
+            ];
+            put(out, &mut painted, y, &first_fitting(&forms, l.width))?;
+        }
+        let (cw, ch) = (l.cells.width(), l.cells.height());
+        let beside = match l.panel {
+            Panel::Beside { x, width, rows } => Some((x, self.panel_lines(width, rows))),
+            _ => None,
+        };
+        for row in 0..8u8 {
+            for part in 0..ch {
+                let y = l.board_y + u16::from(row) * ch + part;
+                painted[usize::from(y)] = true;
+                queue!(
+                    out,
+                    cursor::MoveTo(0, y),
+                    Print(" ".repeat(usize::from(l.board_x)))
+                )?;
+                for col in 0..8u8 {
+                    self.cell(out, l, row, col, part)?;
+                }
+                queue!(out, ResetColor)?;
+                if l.cells.labels() > 0 {
+                    let numbers: Vec<u8> = (0..8)
+                        .filter_map(|c| Square::from_coords(row, c))
+                        .map(Square::number)
+                        .collect();
+                    let first = numbers.iter().min().copied().unwrap_or(0);
+                    let last = numbers.iter().max().copied().unwrap_or(0);
+                    queue!(out, Print(format!(" {first:>2}-{last}")))?;
+                }
+                queue!(out, Clear(ClearType::UntilNewLine))?;
+                if let Some((x, lines)) = &beside {
+                    let i = usize::from(y - l.board_y);
+                    if let Some(text) = lines.get(i) {
+                        queue!(out, cursor::MoveTo(*x, y), Print(text))?;
+                    }
+                }
+            }
         }
         if let Some(verdict) = self.model.verdict() {
-            let text = format!("  {verdict}  Score {}  ", self.model.score());
+            let board_w = 8 * cw;
+            let forms = [
+                format!("  {verdict}  Score {}  ", self.model.score()),
+                format!(" {verdict} "),
+            ];
+            let text = first_fitting(&forms, board_w);
             let width = text.chars().count() as u16;
-            let x = BOARD_X + (8 * CELL_W).saturating_sub(width) / 2;
-            let y = BOARD_Y + 4 * CELL_H - 1;
+            let x = l.board_x + board_w.saturating_sub(width) / 2;
+            let y = l.board_y + 4 * ch - 1;
             queue!(
                 out,
                 cursor::MoveTo(x, y),
@@ -420,17 +422,194 @@ impl App {
                 ResetColor
             )?;
         }
-        Ok(())
+        match l.panel {
+            Panel::Beside { .. } => {}
+            Panel::Below { y, rows } => {
+                let lines = self.panel_lines(l.width - l.board_x, rows);
+                for (i, text) in lines.iter().enumerate() {
+                    let pad = " ".repeat(usize::from(l.board_x));
+                    put(out, &mut painted, y + i as u16, &format!("{pad}{text}"))?;
+                }
+            }
+            Panel::Line { y } => put(out, &mut painted, y, &self.summary(l.width))?,
+        }
+        let status = fit_rows(&self.status(frame), l.width - 1, l.status_rows);
+        for (i, text) in status.iter().enumerate() {
+            put(
+                out,
+                &mut painted,
+                l.status_y + i as u16,
+                &format!(" {text}"),
+            )?;
+        }
+        for y in 0..l.help_y {
+            if !painted[usize::from(y)] {
+                line(out, y, "")?;
+            }
+        }
+        let help = self.help(l.width);
+        queue!(
+            out,
+            cursor::MoveTo(0, l.help_y),
+            ResetColor,
+            Print(clip(&help, l.width)),
+            Clear(ClearType::FromCursorDown)
+        )
+    }
+
+    /// The key help, or the text being typed, in forms from the longest.
+    fn help(&self, width: u16) -> String {
+        if let Some(text) = &self.entry {
+            let forms = [
+                format!(" Square or move: {text}_   (Enter to play, Esc to cancel)"),
+                format!(" Square or move: {text}_   (Enter, Esc)"),
+                format!(" Move: {text}_ (Enter, Esc)"),
+                format!(" Move: {text}_"),
+            ];
+            if let Some(f) = forms
+                .iter()
+                .find(|f| f.chars().count() <= usize::from(width))
+            {
+                return f.clone();
+            }
+            // A long entry shows its end, where the typing is.
+            let room = usize::from(width).saturating_sub(" Move: _".len());
+            let tail: String = {
+                let chars: Vec<char> = text.chars().collect();
+                chars[chars.len().saturating_sub(room)..].iter().collect()
+            };
+            return format!(" Move: {tail}_");
+        }
+        let forms = [
+            " Arrows+Enter or click: select · : type a square or a move · 1-5 level · \
+             n new game · q quit"
+                .to_string(),
+            " Arrows+Enter or click: select · : type a move · 1-5 level · n new · q quit"
+                .to_string(),
+            " Arrows/click: select · : type · 1-5 level · n new · q quit".to_string(),
+            " : type a move · 1-5 level · n new · q quit".to_string(),
+            " : move · 1-5 level · n new · q quit".to_string(),
+        ];
+        first_fitting(&forms, width)
+    }
+
+    /// The status in forms from the longest: the end of the game, the message, or whose
+    /// move it is.
+    fn status(&self, frame: u32) -> Vec<String> {
+        if let Some(verdict) = self.model.verdict() {
+            let result = self.model.result_text().unwrap_or("*");
+            let score = self.model.score();
+            return vec![
+                format!(
+                    "Game over: {verdict} ({result})  Score: {score} points.  Press any key \
+                     for a new game, q to quit."
+                ),
+                format!("Game over: {verdict} ({result})  Score: {score}.  Any key: new game."),
+                format!("{verdict} ({result}) Score {score}. Any key: new game."),
+            ];
+        }
+        if !self.model.message().is_empty() {
+            return vec![self.model.message().to_string()];
+        }
+        if self.thinking {
+            let dots = ".".repeat((frame / 3 % 4) as usize);
+            return vec![format!("The computer is thinking{dots}")];
+        }
+        vec!["Your move: select a piece.".to_string()]
+    }
+
+    /// The side panel: at most `rows` lines of at most `width` characters.
+    fn panel_lines(&self, width: u16, rows: u16) -> Vec<String> {
+        let level = self.model.level();
+        let last = self
+            .model
+            .last_computer_move()
+            .map_or("-".to_string(), |m| m.to_string());
+        let to_move = if self.model.outcome().is_some() {
+            "Game over"
+        } else if self.model.human_to_move() {
+            "Your move"
+        } else {
+            "Computer's move"
+        };
+        let win = 100 + 50 * self.model.scored_level().number();
+        let moves = self.model.game().moves().len();
+        let score = self.model.score();
+        let human = self.model.human();
+        let full = rows >= 10;
+        let mut items: Vec<Vec<String>> = vec![vec![
+            format!("Level {}: {}", level.number(), title(level)),
+            format!("L{}: {}", level.number(), title(level)),
+        ]];
+        if full {
+            items.push(vec![
+                "(keys 1-5: Novice..Hard)".to_string(),
+                "(keys 1-5)".to_string(),
+            ]);
+            items.push(vec![String::new()]);
+        }
+        items.extend([
+            vec![format!("You: {human} (bottom)"), format!("You: {human}")],
+            vec![
+                format!("Computer's last move: {last}"),
+                format!("Last move: {last}"),
+                format!("Last: {last}"),
+            ],
+            vec![format!("Moves played: {moves}"), format!("Moves: {moves}")],
+            vec![format!("Score so far: {score}"), format!("Score: {score}")],
+            vec![
+                format!(
+                    "A win adds {win} (level {})",
+                    self.model.scored_level().number()
+                ),
+                format!("A win adds {win}"),
+                format!("Win: +{win}"),
+            ],
+        ]);
+        if full {
+            items.push(vec![String::new()]);
+        }
+        items.push(vec![to_move.to_string()]);
+        items
+            .iter()
+            .take(usize::from(rows))
+            .map(|forms| first_fitting(forms, width))
+            .collect()
+    }
+
+    /// The panel in one line, as much of it as fits `width`.
+    fn summary(&self, width: u16) -> String {
+        let level = self.model.level();
+        let last = self
+            .model
+            .last_computer_move()
+            .map_or("-".to_string(), |m| m.to_string());
+        let items = [
+            format!("L{} {}", level.number(), title(level)),
+            format!("Moves {}", self.model.game().moves().len()),
+            format!("Score {}", self.model.score()),
+            format!("Last {last}"),
+            format!("You {}", self.model.human()),
+        ];
+        let mut text = String::from(" ");
+        for (i, item) in items.iter().enumerate() {
+            let sep = if i == 0 { "" } else { " · " };
+            if text.chars().count() + sep.chars().count() + item.chars().count()
+                > usize::from(width)
+            {
+                break;
+            }
+            text.push_str(sep);
+            text.push_str(item);
+        }
+        text
     }
 
     /// One character row (`part`) of the square at `row`, `col`.
-    fn cell(&self, out: &mut Vec<u8>, row: u8, col: u8, part: u16) -> io::Result<()> {
+    fn cell(&self, out: &mut Vec<u8>, l: &Layout, row: u8, col: u8, part: u16) -> io::Result<()> {
+        let w = usize::from(l.cells.width());
         let Some(sq) = Square::from_coords(row, col) else {
-            return queue!(
-                out,
-                SetBackgroundColor(Tc::Grey),
-                Print(" ".repeat(CELL_W as usize))
-            );
+            return queue!(out, SetBackgroundColor(Tc::Grey), Print(" ".repeat(w)));
         };
         let pos = self.model.game().position();
         let last = self.model.last_computer_move();
@@ -449,41 +628,63 @@ impl App {
         };
         queue!(out, SetBackgroundColor(bg))?;
         let is_cursor = sq == self.cursor && self.model.outcome().is_none();
-        if part == 0 {
-            let number = format!("{:<w$}", sq.number(), w = CELL_W as usize);
+        let piece = pos.piece_at(sq).map(|p| {
+            let fg = if p.color == Color::White {
+                Tc::White
+            } else {
+                Tc::Black
+            };
+            let glyph = match (p.color, p.role) {
+                (Color::White, Role::Man) => '○',
+                (Color::White, Role::King) => '♔',
+                (Color::Black, Role::Man) => '●',
+                (Color::Black, Role::King) => '♚',
+            };
+            (fg, glyph)
+        });
+        if l.cells == Cells::Compact && piece.is_none() {
+            // An empty square shows its number; the cursor is drawn in reverse video.
+            if is_cursor {
+                queue!(out, SetAttribute(Attribute::Reverse))?;
+            }
+            return queue!(
+                out,
+                SetForegroundColor(Tc::Black),
+                Print(format!("{:>2} ", sq.number())),
+                SetAttribute(Attribute::Reset),
+                SetBackgroundColor(bg)
+            );
+        }
+        if part == 0 && l.cells != Cells::Compact {
+            let number = format!("{:<w$}", sq.number());
             return queue!(out, SetForegroundColor(Tc::Black), Print(number));
         }
-        let (left, right) = if is_cursor { ("[", "]") } else { (" ", " ") };
+        let (left, right) = if is_cursor { ('[', ']') } else { (' ', ' ') };
         queue!(out, SetForegroundColor(Tc::Yellow), Print(left))?;
-        let (fg, text) = match pos.piece_at(sq) {
-            Some(p) => {
-                let fg = if p.color == Color::White {
-                    Tc::White
-                } else {
-                    Tc::Black
-                };
-                let glyph = match (p.color, p.role) {
-                    (Color::White, Role::Man) => " ○  ",
-                    (Color::White, Role::King) => " ♔  ",
-                    (Color::Black, Role::Man) => " ●  ",
-                    (Color::Black, Role::King) => " ♚  ",
-                };
-                (fg, glyph)
-            }
-            None if self.model.targets().contains(sq) => (Tc::Black, " +  "),
-            None if captured_last => (Tc::Black, " ×  "),
-            None => (Tc::Black, "    "),
+        let (fg, mark) = match piece {
+            Some(p) => p,
+            None if self.model.targets().contains(sq) => (Tc::Black, '+'),
+            None if captured_last => (Tc::Black, '×'),
+            None => (Tc::Black, ' '),
+        };
+        let mark = match l.cells {
+            Cells::Large => format!(" {mark}  "),
+            _ => mark.to_string(),
         };
         queue!(
             out,
             SetForegroundColor(fg),
             SetAttribute(Attribute::Bold),
-            Print(text),
+            Print(mark),
             SetAttribute(Attribute::Reset),
             SetBackgroundColor(bg),
             SetForegroundColor(Tc::Yellow),
             Print(right)
-        )
+        )?;
+        if l.cells == Cells::Medium {
+            queue!(out, Print(' '))?;
+        }
+        Ok(())
     }
 }
 
@@ -498,40 +699,10 @@ fn line(out: &mut Vec<u8>, y: u16, text: &str) -> io::Result<()> {
     )
 }
 
-/// The square under the screen cell at `x`, `y`, if any.
-fn square_at(x: u16, y: u16) -> Option<Square> {
-    if x < BOARD_X || y < BOARD_Y {
-        return None;
-    }
-    let col = (x - BOARD_X) / CELL_W;
-    let row = (y - BOARD_Y) / CELL_H;
-    if col >= 8 || row >= 8 {
-        return None;
-    }
-    Square::from_coords(row as u8, col as u8)
-}
-
 fn title_case(name: &str) -> String {
     let mut chars = name.chars();
     chars
         .next()
         .map(|c| c.to_uppercase().chain(chars).collect())
         .unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clicks_map_to_squares() {
-        let at = |n: u8| Square::new(n).unwrap();
-        // Square 1 is the top-left dark square.
-        assert_eq!(square_at(BOARD_X, BOARD_Y), Some(at(1)));
-        assert_eq!(square_at(BOARD_X + CELL_W - 1, BOARD_Y + 1), Some(at(1)));
-        assert_eq!(square_at(BOARD_X + CELL_W, BOARD_Y), None);
-        assert_eq!(square_at(BOARD_X + CELL_W, BOARD_Y + CELL_H), Some(at(5)));
-        assert_eq!(square_at(0, 0), None);
-        assert_eq!(square_at(BOARD_X + 8 * CELL_W, BOARD_Y), None);
-    }
 }
