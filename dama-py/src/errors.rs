@@ -111,28 +111,30 @@ pub(crate) fn to_py(py: Python<'_>, err: &Error) -> PyErr {
         }
         Error::UnknownVariant { .. } => PyValueError::new_err(msg),
         Error::PdnRead { .. } => PyOSError::new_err(msg),
-        Error::MalformedPdn { game, line, .. }
-        | Error::PdnMove { game, line, .. }
-        | Error::PdnGameType { game, line, .. }
-        | Error::PdnFen { game, line, .. } => {
-            let column = pdn_column(err);
+        Error::MalformedPdn {
+            game, line, column, ..
+        }
+        | Error::PdnMove {
+            game, line, column, ..
+        }
+        | Error::PdnGameType {
+            game, line, column, ..
+        }
+        | Error::PdnFen {
+            game, line, column, ..
+        } => {
+            let msg = format!("{msg} (column {column})");
             with_attrs(
                 py,
                 PdnError::new_err(msg),
                 &[
                     ("game", obj(py, *game)),
                     ("line", obj(py, *line)),
-                    ("column", obj(py, column)),
+                    ("column", obj(py, *column)),
                 ],
             )
         }
     }
-}
-
-/// The column of a PDN error, from 1, when the reader knows it.
-fn pdn_column(err: &Error) -> Option<usize> {
-    let _ = err;
-    None
 }
 
 /// `Result<T, Error>` to `PyResult<T>`.

@@ -27,12 +27,19 @@ def test_a_bad_game_raises_with_its_game_and_line_and_reading_goes_on():
     with pytest.raises(dama.PdnError) as info:
         next(games)
     err = info.value
-    assert (err.game, err.line) == (2, 8)
+    assert (err.game, err.line, err.column) == (2, 8, 4)
+    assert str(err).endswith("(column 4)")
     assert isinstance(err, ValueError)
     assert "ambiguous" in str(err)
     assert str(next(games).moves[0]) == "30x14x19x27"
     with pytest.raises(StopIteration):
         next(games)
+
+
+def test_the_column_counts_characters():
+    with pytest.raises(dama.PdnError) as info:
+        next(dama.pdn.read_string('[Event "città"]\n1. 22-18 11-15 bogus *'))
+    assert (info.value.game, info.value.line, info.value.column) == (1, 2, 16)
 
 
 def test_skip_errors_keeps_the_errors():

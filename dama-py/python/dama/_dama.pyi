@@ -41,8 +41,8 @@ class PdnError(DamaError):
     """The game's number in the file, from 1."""
     line: int
     """The line, from 1."""
-    column: Optional[int]
-    """The column, from 1 (characters), where the reader knows it."""
+    column: int
+    """The column, from 1, in characters, where the offending item starts."""
 
 class Move:
     """A move, with the position it is played from. Equal moves have the same start, end
