@@ -18,6 +18,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Score>()?;
     m.add_class::<SearchResult>()?;
     m.add_class::<Line>()?;
+    m.add_function(wrap_pyfunction!(probe_endgame, m)?)?;
     Ok(())
 }
 
@@ -350,4 +351,23 @@ impl Engine {
 fn random_seed() -> u64 {
     use std::hash::{BuildHasher, RandomState};
     RandomState::new().hash_one(std::time::SystemTime::now())
+}
+
+/// The value of `board`'s position in dama's endgame tables (kings only, at most five pieces,
+/// built in memory on first use: about a second for the largest), for the side to move:
+/// `("win", plies)`, `("loss", plies)` (plies until the loser has no move) or
+/// `("draw", None)`; `None` when the tables do not hold the position (men on the board, more
+/// than five pieces). The engine's search uses the same tables. The GIL is released.
+#[pyfunction]
+fn probe_endgame(py: Python<'_>, board: PyRef<'_, Board>) -> Option<(&'static str, Option<u32>)> {
+    use dama_search::endgame::{probe, Value};
+    let pos = *board.position();
+    let variant = board.game.variant();
+    drop(board);
+    let value = py.detach(move || dama_rules::with_rules!(variant, R => probe::<R>(&pos)))?;
+    Some(match value {
+        Value::Win(d) => ("win", Some(d)),
+        Value::Loss(d) => ("loss", Some(d)),
+        Value::Draw => ("draw", None),
+    })
 }

@@ -47,15 +47,15 @@ def test_perft_zero_is_one_and_the_board_is_unchanged():
 
 
 def test_perft_releases_the_gil():
-    """While perft(9) runs in another thread, this thread keeps running Python code."""
+    """While perft(10) runs in another thread, this thread keeps running Python code."""
     board = dama.Board()
     done = []
-    worker = threading.Thread(target=lambda: done.append(dama.perft(board, 9)))
+    worker = threading.Thread(target=lambda: done.append(dama.perft(board, 10)))
     ticks = 0
     worker.start()
     while worker.is_alive():
         ticks += 1
         time.sleep(0.001)
     worker.join()
-    assert done == [3860875]
+    assert done == [17761384]
     assert ticks >= 3

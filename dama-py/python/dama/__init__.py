@@ -39,6 +39,7 @@ from ._dama import (
     Score,
     SearchResult,
     perft,
+    probe_endgame,
 )
 
 WHITE = True
@@ -91,4 +92,5 @@ __all__ = [
     "WHITE",
     "pdn",
     "perft",
+    "probe_endgame",
 ]

@@ -21,6 +21,7 @@ from ._dama import (
     Score as Score,
     SearchResult as SearchResult,
     perft as perft,
+    probe_endgame as probe_endgame,
 )
 
 WHITE: bool

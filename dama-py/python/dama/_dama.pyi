@@ -169,6 +169,10 @@ class Board:
 def perft(board: Board, depth: int) -> int:
     """Leaves of the legal-move tree of ``depth`` plies (GIL released)."""
 
+def probe_endgame(board: Board) -> Optional[Tuple[str, Optional[int]]]:
+    """The endgame tables' value for the side to move (kings only, at most five pieces):
+    ``("win", plies)``, ``("loss", plies)``, ``("draw", None)``, or ``None`` when not held."""
+
 class Score:
     """A score for the side to move."""
 
