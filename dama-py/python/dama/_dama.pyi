@@ -138,6 +138,8 @@ class Board:
         """The last move (``IndexError`` when none)."""
     def copy(self, stack: bool = True) -> "Board":
         """A copy; ``stack=False`` starts it from the current position."""
+    def __copy__(self) -> "Board": ...
+    def __deepcopy__(self, _memo: object) -> "Board": ...
     def fen(self) -> str:
         """The position as FEN."""
     def start_fen(self) -> str:
