@@ -88,6 +88,7 @@ fn short_form_capture_that_is_ambiguous_needs_its_path() {
         Error::PdnMove {
             game: 2,
             line: 8,
+            column: 4,
             number: 1,
             side: Color::White,
             text,

@@ -89,6 +89,8 @@ pub enum Error {
         game: usize,
         /// The line, from 1.
         line: usize,
+        /// The column, from 1, in characters (where the offending item starts).
+        column: usize,
         /// What was found, quoting the text.
         found: String,
         /// What was expected instead.
@@ -105,6 +107,8 @@ pub enum Error {
         game: usize,
         /// The line, from 1.
         line: usize,
+        /// The column, from 1, in characters (where the offending item starts).
+        column: usize,
         /// The move number (a move is one by White and one by Black).
         number: usize,
         /// The side that was to play it.
@@ -122,6 +126,8 @@ pub enum Error {
         game: usize,
         /// The line, from 1.
         line: usize,
+        /// The column, from 1, in characters (where the offending item starts).
+        column: usize,
         /// The tag's value.
         value: String,
     },
@@ -132,6 +138,8 @@ pub enum Error {
         game: usize,
         /// The line, from 1.
         line: usize,
+        /// The column, from 1, in characters (where the offending item starts).
+        column: usize,
         /// What is wrong with it ([`Error::MalformedFen`] quoting the tag's value).
         reason: Box<Error>,
     },

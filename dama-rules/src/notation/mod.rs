@@ -1,4 +1,5 @@
-//! Text formats: FEN, the Hub position string, and move text in Hub and PDN notation.
+//! Text formats: FEN, the Hub position string, move text in Hub and PDN notation, and
+//! pictures of a position ([`diagram`]: text and SVG).
 //!
 //! Move text: quiet `22-18`; Hub captures `from x to x captured...` (`27x20x23`: 27 to 20
 //! taking 23, captured squares in any order on input, ascending on output); PDN captures
@@ -7,6 +8,7 @@
 //! a move ([`Error::MalformedMove`]), a move that is not legal ([`Error::IllegalMove`]) and
 //! text that fits several legal moves ([`Error::AmbiguousMove`]).
 
+pub mod diagram;
 pub mod fen;
 pub mod hub;
 pub mod pdn;

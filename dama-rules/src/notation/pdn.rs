@@ -284,16 +284,23 @@ struct Replay {
     second_half_first: bool,
 }
 
+/// Where a token starts: line and column (in characters), both from 1.
+#[derive(Copy, Clone, Debug)]
+struct At {
+    line: usize,
+    column: usize,
+}
+
 /// One game being read.
 struct Builder {
     number: usize,
     game: PdnGame,
-    game_type: Option<(String, usize)>,
-    fen: Option<(String, usize)>,
-    result_tag: Option<(String, usize)>,
+    game_type: Option<(String, At)>,
+    fen: Option<(String, At)>,
+    result_tag: Option<(String, At)>,
     replay: Option<Replay>,
     in_movetext: bool,
-    terminator: Option<(GameResult, usize)>,
+    terminator: Option<(GameResult, At)>,
     error: Option<Error>,
 }
 
@@ -318,20 +325,24 @@ impl Builder {
         }
     }
 
-    fn syntax(&self, line: usize, found: String, expected: String) -> Error {
+    fn syntax(&self, at: At, found: String, expected: String) -> Error {
         Error::MalformedPdn {
             game: self.number,
-            line,
+            line: at.line,
+            column: at.column,
             found,
             expected,
         }
     }
 
     fn feed(&mut self, token: Token) -> Step {
-        let line = token.line;
+        let at = At {
+            line: token.line,
+            column: token.column,
+        };
         match token.tok {
             Tok::Tag { .. } if self.in_movetext => return Step::NextGame(token),
-            Tok::Tag { name, value } => self.tag(name, value, line),
+            Tok::Tag { name, value } => self.tag(name, value, at),
             Tok::Comment(text) => {
                 let ply = self.game.moves.len();
                 // A `;` comment may hold a `}`, which a `{}` comment cannot: keep what the
@@ -342,23 +353,23 @@ impl Builder {
             Tok::Move(text) => {
                 self.in_movetext = true;
                 if self.error.is_none() {
-                    self.play(&text, line);
+                    self.play(&text, at);
                 }
             }
             Tok::Result(result) => {
-                self.terminator = Some((result, line));
+                self.terminator = Some((result, at));
                 return Step::End;
             }
             Tok::Bad { found, expected } => {
-                let err = self.syntax(line, found, expected);
+                let err = self.syntax(at, found, expected);
                 self.fail(err);
             }
-            Tok::Io(why) => return Step::Io(Error::PdnRead { line, why }),
+            Tok::Io(why) => return Step::Io(Error::PdnRead { line: at.line, why }),
         }
         Step::More
     }
 
-    fn tag(&mut self, name: String, value: String, line: usize) {
+    fn tag(&mut self, name: String, value: String, at: At) {
         let slot = match name.as_str() {
             "GameType" => &mut self.game_type,
             "FEN" => &mut self.fen,
@@ -370,13 +381,13 @@ impl Builder {
         };
         if slot.is_some() {
             let err = self.syntax(
-                line,
+                at,
                 format!("a second {name} tag {}", quote(&value)),
                 format!("one {name} tag per game"),
             );
             self.fail(err);
         } else {
-            *slot = Some((value, line));
+            *slot = Some((value, at));
         }
     }
 
@@ -400,7 +411,7 @@ impl Builder {
     }
 
     fn variant(&self) -> Result<Variant, Error> {
-        let Some((value, line)) = &self.game_type else {
+        let Some((value, at)) = &self.game_type else {
             return Ok(self.game.variant);
         };
         let number = value.split(',').next().unwrap_or("").trim();
@@ -410,13 +421,14 @@ impl Builder {
             .and_then(Variant::from_game_type)
             .ok_or_else(|| Error::PdnGameType {
                 game: self.number,
-                line: *line,
+                line: at.line,
+                column: at.column,
                 value: value.clone(),
             })
     }
 
     fn start(&self, variant: Variant) -> Result<Position, Error> {
-        let Some((value, line)) = &self.fen else {
+        let Some((value, at)) = &self.fen else {
             return Ok(file_start(variant));
         };
         let text = if is_algebraic(variant) {
@@ -429,7 +441,8 @@ impl Builder {
             .and_then(|s| Position::from_setup(&s))
             .map_err(|err| Error::PdnFen {
                 game: self.number,
-                line: *line,
+                line: at.line,
+                column: at.column,
                 reason: Box::new(match err {
                     Error::MalformedFen { why, .. } => Error::MalformedFen {
                         fen: value.clone(),
@@ -440,7 +453,7 @@ impl Builder {
             })
     }
 
-    fn play(&mut self, text: &str, line: usize) {
+    fn play(&mut self, text: &str, at: At) {
         let number = self.number;
         let ply = self.game.moves.len();
         let Some(replay) = self.setup() else {
@@ -458,7 +471,8 @@ impl Builder {
             Err(reason) => {
                 let err = Error::PdnMove {
                     game: number,
-                    line,
+                    line: at.line,
+                    column: at.column,
                     number: (ply + usize::from(replay.second_half_first)) / 2 + 1,
                     side: pos.turn(),
                     text: text.to_string(),
@@ -476,11 +490,11 @@ impl Builder {
         }
         let tag = match &self.result_tag {
             None => None,
-            Some((value, line)) => match result_tag(value) {
-                Some(r) => Some((r, *line, value.as_str())),
+            Some((value, at)) => match result_tag(value) {
+                Some(r) => Some((r, *at, value.as_str())),
                 None => {
                     return Err(self.syntax(
-                        *line,
+                        *at,
                         format!("Result tag {}", quote(value)),
                         "1-0, 0-1, 1/2-1/2 or *".into(),
                     ))
@@ -490,10 +504,10 @@ impl Builder {
         self.game.result = match (self.terminator, tag) {
             (Some((r, _)), None) | (None, Some((r, _, _))) => r,
             (None, None) => GameResult::Unknown,
-            (Some((t, line)), Some((r, _, value))) => {
+            (Some((t, at)), Some((r, _, value))) => {
                 if t != r && t != GameResult::Unknown && r != GameResult::Unknown {
                     return Err(self.syntax(
-                        line,
+                        at,
                         format!("result {t} after the moves but Result tag {}", quote(value)),
                         "the same result in both places".into(),
                     ));
@@ -784,6 +798,24 @@ mod tests {
              pieces on 5, 6 can capture"
         );
         assert!(games[2].is_ok());
+        assert!(matches!(err, Error::PdnMove { column: 10, .. }), "{err:?}");
+    }
+
+    #[test]
+    fn errors_carry_the_column_where_the_item_starts() {
+        let column = |text: &str| match read(text).remove(0).unwrap_err() {
+            Error::MalformedPdn { column, .. }
+            | Error::PdnMove { column, .. }
+            | Error::PdnGameType { column, .. }
+            | Error::PdnFen { column, .. } => column,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(column("1. 22-18 11-15 bogus *"), 16);
+        // Characters, not bytes: the accented name counts one column per letter.
+        assert_eq!(column("{città} 1. 22-18 }"), 18);
+        assert_eq!(column("  [GameType \"20\"]\n1. 22-18 *"), 3);
+        assert_eq!(column("[FEN \"W:W99\"]\n1. 22-18 *"), 1);
+        assert_eq!(column("1. 22-18 {open\n"), 10);
     }
 
     #[test]

@@ -25,11 +25,12 @@ pub(super) enum Tok {
     Io(String),
 }
 
-/// A token and the line it starts on (1-based).
+/// A token and the line and column (in characters) it starts at, both from 1.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Token {
     pub tok: Tok,
     pub line: usize,
+    pub column: usize,
 }
 
 /// Characters that end a word of movetext.
@@ -91,6 +92,13 @@ impl<R: BufRead> Lexer<R> {
         Ok(true)
     }
 
+    /// The column of the next character of the current line, in characters from 1.
+    fn column(&self) -> usize {
+        self.line
+            .get(..self.pos)
+            .map_or(1, |s| s.chars().count() + 1)
+    }
+
     fn rest(&self) -> &str {
         &self.line[self.pos..]
     }
@@ -113,21 +121,21 @@ impl<R: BufRead> Lexer<R> {
                     Ok(false) => return None,
                     Err(e) => {
                         self.eof = true;
-                        return token(Tok::Io(e), self.line_no + 1);
+                        return token(Tok::Io(e), self.line_no + 1, 1);
                     }
                 }
             };
-            let line = self.line_no;
+            let (line, column) = (self.line_no, self.column());
             match c {
                 b'{' => {
                     self.pos += 1;
-                    return token(self.comment(), line);
+                    return token(self.comment(), line, column);
                 }
                 b'(' => {
                     self.pos += 1;
                     match self.variation() {
                         None => continue,
-                        Some(bad) => return token(bad, line),
+                        Some(bad) => return token(bad, line, column),
                     }
                 }
                 b'}' | b')' | b']' => {
@@ -141,13 +149,13 @@ impl<R: BufRead> Lexer<R> {
                         found: format!("\"{close}\" closes nothing"),
                         expected: format!("it only after {open}"),
                     };
-                    return token(bad, line);
+                    return token(bad, line, column);
                 }
-                b'[' => return token(self.tag(), line),
+                b'[' => return token(self.tag(), line, column),
                 b';' => {
                     let text = collapse(&self.rest()[1..]);
                     self.pos = self.line.len();
-                    return token(Tok::Comment(text), line);
+                    return token(Tok::Comment(text), line, column);
                 }
                 b'$' => {
                     self.pos += 1;
@@ -161,7 +169,7 @@ impl<R: BufRead> Lexer<R> {
                 }
                 _ => {
                     if let Some(tok) = self.word() {
-                        return token(tok, line);
+                        return token(tok, line, column);
                     }
                 }
             }
@@ -273,8 +281,8 @@ impl<R: BufRead> Lexer<R> {
     }
 }
 
-fn token(tok: Tok, line: usize) -> Option<Token> {
-    Some(Token { tok, line })
+fn token(tok: Tok, line: usize, column: usize) -> Option<Token> {
+    Some(Token { tok, line, column })
 }
 
 /// The error for a comment or variation still open at a tag line or the end of the file.

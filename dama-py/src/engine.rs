@@ -1,0 +1,373 @@
+//! `Engine`: dama's search for Python, with the GIL released while it thinks.
+
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use pyo3::exceptions::{PyMemoryError, PyValueError};
+use pyo3::prelude::*;
+
+use dama_rules::{Game, Position, Variant};
+use dama_search::{ChaCha8Rng, Level, Limits, SearchResult as RustResult, SeedableRng, Signals};
+
+use crate::board::{Board, Move};
+
+/// Adds the classes of this file to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Engine>()?;
+    m.add_class::<Score>()?;
+    m.add_class::<SearchResult>()?;
+    m.add_class::<Line>()?;
+    m.add_function(wrap_pyfunction!(probe_endgame, m)?)?;
+    Ok(())
+}
+
+/// A score for the side to move: hundredths of a man, or a win or loss in a known number of
+/// plies. Scores compare as the engine ranks them (any win above any material score).
+#[pyclass(module = "dama", frozen, eq, ord, hash, from_py_object)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Score(dama_search::Score);
+
+#[pymethods]
+impl Score {
+    /// The raw value: hundredths of a man for material scores (`35` is a third of a man
+    /// up); wins and losses are near ±30000.
+    #[getter]
+    fn centis(&self) -> i32 {
+        self.0 .0
+    }
+
+    /// The score in men (`1.0` = a man); wins and losses are ±100 less a hundredth per ply,
+    /// the Hub protocol's convention.
+    #[getter]
+    fn men(&self) -> f64 {
+        self.0.men()
+    }
+
+    /// For a forced win, the plies until the game ends; otherwise `None`.
+    #[getter]
+    fn win_in(&self) -> Option<u32> {
+        self.0.is_win().then(|| self.0.plies_to_end()).flatten()
+    }
+
+    /// For a forced loss, the plies until the game ends; otherwise `None`.
+    #[getter]
+    fn loss_in(&self) -> Option<u32> {
+        self.0.is_loss().then(|| self.0.plies_to_end()).flatten()
+    }
+
+    fn __str__(&self) -> String {
+        self.0.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Score('{}')", self.0)
+    }
+}
+
+/// One line of an analysis: a root move, its score and its principal variation.
+#[pyclass(module = "dama", frozen, get_all)]
+#[derive(Clone)]
+pub struct Line {
+    /// The root move.
+    r#move: Move,
+    /// Its score for the side to move.
+    score: Score,
+    /// The principal variation, starting with the move.
+    pv: Vec<Move>,
+    /// The depth searched, in plies.
+    depth: u32,
+    /// Nodes searched by the whole analysis.
+    nodes: u64,
+}
+
+#[pymethods]
+impl Line {
+    fn __repr__(&self) -> String {
+        let pv: Vec<String> = self.pv.iter().map(|m| m.mv.to_string()).collect();
+        format!(
+            "Line(move='{}', score='{}', pv='{}', depth={})",
+            self.r#move.mv,
+            self.score.0,
+            pv.join(" "),
+            self.depth
+        )
+    }
+}
+
+/// What a search found.
+#[pyclass(module = "dama", frozen, get_all)]
+#[derive(Clone)]
+pub struct SearchResult {
+    /// The move to play; `None` only when there is no legal move or the game is over.
+    best_move: Option<Move>,
+    /// The expected reply, if the line goes that far.
+    ponder: Option<Move>,
+    /// The best move's score for the side to move.
+    score: Score,
+    /// The principal variation, starting with the best move.
+    pv: Vec<Move>,
+    /// The last completed depth, in plies (0 if stopped before depth 1 completed).
+    depth: u32,
+    /// The deepest ply reached in that iteration.
+    seldepth: u32,
+    /// Nodes searched, all threads.
+    nodes: u64,
+    /// Seconds spent.
+    time: f64,
+    /// The best lines, best first (one unless `Engine.analyse` asked for more).
+    lines: Vec<Line>,
+}
+
+#[pymethods]
+impl SearchResult {
+    fn __repr__(&self) -> String {
+        format!(
+            "SearchResult(best_move={}, score='{}', depth={}, nodes={})",
+            self.best_move
+                .as_ref()
+                .map_or("None".to_string(), |m| format!("'{}'", m.mv)),
+            self.score.0,
+            self.depth,
+            self.nodes
+        )
+    }
+}
+
+/// Moves of a line, each with the position it is played from.
+fn line_moves(variant: Variant, start: &Position, moves: &[dama_rules::Move]) -> Vec<Move> {
+    let mut pos = *start;
+    moves
+        .iter()
+        .map(|&m| {
+            let wrapped = Move::new(m, pos, variant);
+            pos.play_unchecked(m);
+            wrapped
+        })
+        .collect()
+}
+
+fn result_of(game: &Game, r: &RustResult) -> SearchResult {
+    let variant = game.variant();
+    let pos = game.position();
+    let pv = line_moves(variant, pos, &r.pv);
+    let lines = r
+        .lines
+        .iter()
+        .map(|l| Line {
+            r#move: Move::new(l.mv, *pos, variant),
+            score: Score(l.score),
+            pv: line_moves(variant, pos, &l.pv),
+            depth: r.depth,
+            nodes: r.nodes,
+        })
+        .collect();
+    SearchResult {
+        best_move: r.best.map(|m| Move::new(m, *pos, variant)),
+        ponder: pv.get(1).copied(),
+        score: Score(r.score),
+        pv,
+        depth: r.depth,
+        seldepth: r.seldepth,
+        nodes: r.nodes,
+        time: r.time.as_secs_f64(),
+        lines,
+    }
+}
+
+/// The limits of keyword arguments; at least one unless `infinite`.
+fn limits(
+    depth: Option<u32>,
+    movetime: Option<f64>,
+    nodes: Option<u64>,
+    infinite: bool,
+) -> PyResult<Limits> {
+    let mut l = Limits {
+        depth,
+        nodes,
+        ..Limits::default()
+    };
+    if let Some(secs) = movetime {
+        if !(secs.is_finite() && secs >= 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "movetime {secs} is not a time: expected seconds, a number >= 0"
+            )));
+        }
+        l = l.with_time(Duration::from_secs_f64(secs.min(1e9)));
+    }
+    if l.is_infinite() && !infinite {
+        return Err(PyValueError::new_err(
+            "no limit given: expected depth=, movetime= (seconds) or nodes=, or infinite=True \
+             (then engine.stop() from another thread ends the search)",
+        ));
+    }
+    Ok(l)
+}
+
+/// The search engine: a transposition table kept between searches, threads, and a stop
+/// switch.
+///
+/// Every search releases the GIL, so other Python threads run meanwhile, and `stop()` from
+/// any of them ends the running search, which then answers with its last complete depth.
+/// Searches of one engine run one at a time (a second waits for the first).
+#[pyclass(module = "dama", frozen)]
+pub struct Engine {
+    inner: Mutex<dama_search::Engine>,
+    signals: Signals,
+}
+
+impl Engine {
+    /// Runs `f` on the engine with the GIL released, after clearing the stop switch.
+    fn run<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut dama_search::Engine, &Signals) -> T + Send,
+    ) -> T {
+        let signals = &self.signals;
+        let inner = &self.inner;
+        py.detach(move || {
+            let mut engine = inner.lock().unwrap_or_else(|e| e.into_inner());
+            signals.stop.store(false, Ordering::SeqCst);
+            f(&mut engine, signals)
+        })
+    }
+}
+
+#[pymethods]
+impl Engine {
+    /// An engine with `threads` search threads (Lazy SMP) and a `hash_mb` MiB table.
+    /// `MemoryError` when the table cannot be had.
+    #[new]
+    #[pyo3(signature = (threads=1, hash_mb=64))]
+    fn py_new(threads: usize, hash_mb: usize) -> PyResult<Engine> {
+        let mut engine = dama_search::Engine::with_hash(1);
+        engine
+            .try_set_hash(hash_mb.max(1))
+            .map_err(|e| PyMemoryError::new_err(e.to_string()))?;
+        engine.set_threads(threads);
+        Ok(Engine {
+            inner: Mutex::new(engine),
+            signals: Signals::default(),
+        })
+    }
+
+    /// Searches `board` for the best move within the limits given (any of `depth` plies,
+    /// `movetime` seconds, `nodes`; the first reached ends the search), or until `stop()`
+    /// with `infinite=True`.
+    #[pyo3(signature = (board, *, depth=None, movetime=None, nodes=None, infinite=false))]
+    fn search(
+        &self,
+        py: Python<'_>,
+        board: PyRef<'_, Board>,
+        depth: Option<u32>,
+        movetime: Option<f64>,
+        nodes: Option<u64>,
+        infinite: bool,
+    ) -> PyResult<SearchResult> {
+        let limits = limits(depth, movetime, nodes, infinite)?;
+        let game = board.game.clone();
+        drop(board);
+        let r = self.run(py, |e, s| {
+            e.set_multipv(1);
+            e.search_with(&game, &limits, s, &mut |_| {})
+        });
+        Ok(result_of(&game, &r))
+    }
+
+    /// The `multipv` best moves of `board`, best first, each scored exactly, within the
+    /// limits given (as `search`).
+    #[pyo3(signature = (board, multipv=3, *, depth=None, movetime=None, nodes=None, infinite=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn analyse(
+        &self,
+        py: Python<'_>,
+        board: PyRef<'_, Board>,
+        multipv: usize,
+        depth: Option<u32>,
+        movetime: Option<f64>,
+        nodes: Option<u64>,
+        infinite: bool,
+    ) -> PyResult<Vec<Line>> {
+        let limits = limits(depth, movetime, nodes, infinite)?;
+        let game = board.game.clone();
+        drop(board);
+        let r = self.run(py, |e, s| {
+            e.set_multipv(multipv.max(1));
+            let r = e.search_with(&game, &limits, s, &mut |_| {});
+            e.set_multipv(1);
+            r
+        });
+        Ok(result_of(&game, &r).lines)
+    }
+
+    /// The move a level plays in `board`: `"novice"`, `"easy"`, `"normal"`, `"strong"`,
+    /// `"hard"` (or 1..5). The weaker levels choose among almost-best moves with a generator
+    /// seeded by `seed` (the same seed, the same choice; a random one when `None`). `movetime`
+    /// (seconds) caps the level's budget; Hard thinks 1 s when not given one. Returns `None`
+    /// when the game is over.
+    #[pyo3(signature = (board, level="normal", *, seed=None, movetime=None))]
+    fn play(
+        &self,
+        py: Python<'_>,
+        board: PyRef<'_, Board>,
+        level: &str,
+        seed: Option<u64>,
+        movetime: Option<f64>,
+    ) -> PyResult<Option<Move>> {
+        let level: Level = level
+            .parse()
+            .map_err(|e: dama_search::Error| PyValueError::new_err(e.to_string()))?;
+        let mut limits = Limits::default();
+        if movetime.is_some() {
+            limits = self::limits(None, movetime, None, false)?;
+        }
+        let seed = seed.unwrap_or_else(random_seed);
+        let game = board.game.clone();
+        drop(board);
+        if game.outcome().is_some() {
+            return Ok(None);
+        }
+        let r = self.run(py, |e, s| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            e.play_level(&game, level, &limits, s, &mut rng)
+        });
+        Ok(r.best
+            .map(|m| Move::new(m, *game.position(), game.variant())))
+    }
+
+    /// Ends the running search (from any thread); it answers with its last complete depth.
+    /// Does nothing when no search runs.
+    fn stop(&self) {
+        self.signals.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Forgets what the table learnt (a new game).
+    fn clear(&self, py: Python<'_>) {
+        self.run(py, |e, _| e.clear());
+    }
+}
+
+/// A seed from the clock and the process, for `play` without a seed.
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(std::time::SystemTime::now())
+}
+
+/// The value of `board`'s position in dama's endgame tables (kings only, at most five pieces,
+/// built in memory on first use: about a second for the largest), for the side to move:
+/// `("win", plies)`, `("loss", plies)` (plies until the loser has no move) or
+/// `("draw", None)`; `None` when the tables do not hold the position (men on the board, more
+/// than five pieces). The engine's search uses the same tables. The GIL is released.
+#[pyfunction]
+fn probe_endgame(py: Python<'_>, board: PyRef<'_, Board>) -> Option<(&'static str, Option<u32>)> {
+    use dama_search::endgame::{probe, Value};
+    let pos = *board.position();
+    let variant = board.game.variant();
+    drop(board);
+    let value = py.detach(move || dama_rules::with_rules!(variant, R => probe::<R>(&pos)))?;
+    Some(match value {
+        Value::Win(d) => ("win", Some(d)),
+        Value::Loss(d) => ("loss", Some(d)),
+        Value::Draw => ("draw", None),
+    })
+}

@@ -1,0 +1,96 @@
+"""dama.Engine: search, analysis, the five levels, and stopping from another thread."""
+
+import threading
+import time
+
+import pytest
+
+import dama
+
+
+def test_search_finds_the_two_for_one_shot():
+    board = dama.Board("W:W22,29:B18,9")
+    result = dama.Engine().search(board, depth=8)
+    assert str(result.best_move) == "22x13x18"
+    assert result.pv[0] == result.best_move
+    assert result.depth >= 1 and result.nodes > 0
+    assert isinstance(result.score, dama.Score)
+
+
+def test_a_won_position_scores_a_win_in_plies():
+    result = dama.Engine().search(dama.Board("W:W18:B14"), depth=4)
+    assert result.score.win_in == 1
+    assert result.score.loss_in is None
+    assert result.score > dama.Engine().search(dama.Board(), depth=2).score
+
+
+def test_analyse_gives_distinct_lines_best_first():
+    lines = dama.Engine().analyse(dama.Board(), multipv=3, depth=6)
+    assert len(lines) == 3
+    assert len({line.move for line in lines}) == 3
+    assert lines[0].score >= lines[1].score >= lines[2].score
+    for line in lines:
+        assert line.pv[0] == line.move and line.depth == 6
+
+
+def test_every_limit_and_the_missing_limit():
+    board = dama.Board()
+    # A node limit is reached to within the threads' reporting granularity.
+    assert 1 <= dama.Engine().search(board, nodes=20_000).nodes < 60_000
+    engine = dama.Engine(threads=2, hash_mb=8)
+    start = time.perf_counter()
+    assert engine.search(board, movetime=0.05).best_move in board.legal_moves
+    assert time.perf_counter() - start < 2.0
+    with pytest.raises(ValueError, match="no limit"):
+        engine.search(board)
+    with pytest.raises(ValueError, match="not a time"):
+        engine.search(board, movetime=-1.0)
+    with pytest.raises(MemoryError):
+        dama.Engine(hash_mb=1 << 40)
+
+
+def test_levels_play_legal_moves_reproducibly_by_seed():
+    engine = dama.Engine()
+    board = dama.Board()
+    for level in dama.LEVELS:
+        move = engine.play(board, level, seed=7, movetime=0.2)
+        assert move in board.legal_moves
+    first = [str(engine.play(board, "novice", seed=s)) for s in range(4)]
+    again = [str(engine.play(board, "novice", seed=s)) for s in range(4)]
+    assert first == again
+    with pytest.raises(ValueError, match="unknown level"):
+        engine.play(board, "grandmaster")
+    assert engine.play(dama.Board("W:W18:B14").copy(), "easy", seed=1).captured == [14]
+
+
+def test_a_finished_game_has_no_best_move():
+    board = dama.Board("B:W18:B5")
+    board = dama.Board("W:W18:B14")
+    board.push_text("18x11")
+    assert dama.Engine().play(board, "normal", seed=1) is None
+    assert dama.Engine().search(board, depth=3).best_move is None
+
+
+def test_an_infinite_search_is_stopped_from_another_thread():
+    engine = dama.Engine()
+    results = []
+    worker = threading.Thread(
+        target=lambda: results.append(engine.search(dama.Board(), infinite=True)))
+    worker.start()
+    time.sleep(0.3)
+    assert worker.is_alive(), "the search runs while this thread holds the GIL by turns"
+    engine.stop()
+    worker.join(timeout=10)
+    assert not worker.is_alive()
+    assert results[0].best_move in dama.Board().legal_moves
+
+
+def test_the_endgame_tables_are_probed_and_agree_with_the_search():
+    assert dama.probe_endgame(dama.Board()) is None  # men on the board
+    assert dama.probe_endgame(dama.Board("W:WK14:BK10")) == ("win", 1)
+    # Two kings beat one: the tables and the search give the same distance.
+    board = dama.Board("W:WK29,K30:BK1")
+    assert dama.probe_endgame(board) == ("win", 11)
+    assert dama.Engine().search(board, depth=6).score.win_in == 11
+    board.push_text("29-25")
+    assert dama.probe_endgame(board) == ("loss", 10)
