@@ -148,14 +148,16 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             max_games,
             idle,
             searchers,
-        } => crate::serve::run(crate::serve::Options {
-            bind,
-            port,
+        } => crate::serve::run(
+            crate::serve::Options {
+                bind,
+                port,
+                max_games: usize::try_from(max_games).unwrap_or(usize::MAX),
+                idle: std::time::Duration::from_secs(idle),
+                searchers: searchers.map_or_else(default_searchers, |n| n as usize),
+            },
             open,
-            max_games: usize::try_from(max_games).unwrap_or(usize::MAX),
-            idle: std::time::Duration::from_secs(idle),
-            searchers: searchers.map_or_else(default_searchers, |n| n as usize),
-        }),
+        ),
         Command::Play {
             plain,
             level,

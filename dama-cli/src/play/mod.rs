@@ -2,7 +2,6 @@
 
 mod computer;
 mod config;
-pub mod model;
 mod plain;
 mod tui;
 
@@ -12,6 +11,7 @@ use dama_search::Level;
 use crate::error::CliError;
 use crate::exit::Status;
 use computer::Computer;
+use dama_play as model;
 use model::Model;
 
 /// What `dama play` was asked.

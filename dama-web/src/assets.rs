@@ -1,11 +1,11 @@
-//! The page, its styles and its script, embedded in the binary (from `dama-cli/web/`).
+//! The page, its styles and its script, embedded in the binary (from `dama-web/web/`).
 
 use axum::http::{header, HeaderName, HeaderValue};
 use axum::response::IntoResponse;
 
-const PAGE: &str = include_str!("../../web/index.html");
-const SCRIPT: &str = include_str!("../../web/app.js");
-const STYLES: &str = include_str!("../../web/style.css");
+const PAGE: &str = include_str!("../web/index.html");
+const SCRIPT: &str = include_str!("../web/app.js");
+const STYLES: &str = include_str!("../web/style.css");
 
 /// Nothing but this server's own files may load, and no other site may frame the page.
 const POLICY: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; \

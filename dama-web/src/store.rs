@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use dama_search::ChaCha8Rng;
 
-use crate::play::model::Model;
+use dama_play::Model;
 
 /// A game's id: 128 random bits, written as 32 lower-case hexadecimal digits.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]

@@ -46,7 +46,7 @@ use super::views::{
     GameView, MoveView, ReasonView, RulesView,
 };
 use super::Options;
-use crate::play::model::{piece_moves, Model};
+use dama_play::{piece_moves, Model};
 
 /// The largest request body accepted; every request of the API fits in a few hundred bytes.
 pub const BODY_LIMIT: usize = 4 * 1024;
