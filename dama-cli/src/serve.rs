@@ -8,6 +8,28 @@ use crate::exit::Status;
 
 pub use dama_web::Options;
 
+/// The games' directory when `--data` is not given: `$DAMA_DATA_DIR`, else
+/// `$XDG_DATA_HOME/dama`, else `~/.local/share/dama`.
+///
+/// # Errors
+/// When none of them is set (no home directory).
+pub fn default_data_dir() -> Result<std::path::PathBuf, CliError> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(d) = var("DAMA_DATA_DIR") {
+        return Ok(d.into());
+    }
+    if let Some(d) = var("XDG_DATA_HOME") {
+        return Ok(std::path::PathBuf::from(d).join("dama"));
+    }
+    var("HOME")
+        .map(|h| std::path::PathBuf::from(h).join(".local/share/dama"))
+        .ok_or_else(|| {
+            CliError::Usage(
+                "no data directory: set HOME or DAMA_DATA_DIR, give --data DIR, or --memory".into(),
+            )
+        })
+}
+
 /// Runs `dama serve` until Ctrl-C (or SIGTERM); `open` opens the page in the desktop's browser.
 pub fn run(opts: Options, open: bool) -> Result<Status, CliError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -20,7 +42,9 @@ pub fn run(opts: Options, open: bool) -> Result<Status, CliError> {
 
 async fn serve(opts: Options, open: bool) -> Result<Status, CliError> {
     let server = dama_web::Server::bind(opts).await.map_err(|e| match e {
-        dama_web::WebError::Listen { .. } => CliError::Usage(e.to_string()),
+        dama_web::WebError::Listen { .. } | dama_web::WebError::Db(_) => {
+            CliError::Usage(e.to_string())
+        }
         other => CliError::Internal(other.to_string()),
     })?;
     let stop = shutdown_signal()

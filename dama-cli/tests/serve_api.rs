@@ -23,6 +23,11 @@ impl Server {
     fn start(args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_dama"))
             .args(["serve", "--port", "0"])
+            .args(if args.contains(&"--data") {
+                &[][..]
+            } else {
+                &["--memory"][..]
+            })
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -25,4 +25,4 @@
 
 mod model;
 
-pub use model::{piece_moves, refusal, title, Model, PieceMoves};
+pub use model::{piece_moves, refusal, title, Model, Opponent, PieceMoves};

@@ -21,15 +21,25 @@
 mod api;
 mod assets;
 mod computer;
+pub mod db;
 mod error;
+mod guard;
+mod metrics;
 mod names;
 mod store;
 mod views;
 
-use std::future::{Future, IntoFuture as _};
+use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
+
+use axum::extract::ConnectInfo;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tower::ServiceExt as _;
 
 /// What the server was asked.
 #[derive(Clone, Debug)]
@@ -38,16 +48,32 @@ pub struct Options {
     pub bind: IpAddr,
     /// The port (0: any free port).
     pub port: u16,
-    /// The most games kept at once.
+    /// The most games kept in memory at once.
     pub max_games: usize,
-    /// A game untouched this long is forgotten.
+    /// A game untouched this long leaves memory (it stays in the database).
     pub idle: Duration,
     /// Searches run at the same time (each with its own engine).
     pub searchers: usize,
+    /// The data directory of the database; `None`: everything in memory, lost at exit.
+    pub data: Option<PathBuf>,
+    /// A stored game untouched this long (finished or abandoned) is deleted.
+    pub keep: Duration,
+    /// The most connections open at once; more are closed as soon as they are accepted.
+    pub max_connections: usize,
+    /// A client must send a request's headers within this time (else it is cut off).
+    pub header_timeout: Duration,
+    /// A client must send a request's body within this time (else 408).
+    pub body_timeout: Duration,
+    /// New games a minute from one client address (0: no limit).
+    pub games_per_minute: u32,
+    /// Computer replies a minute to one client address (0: no limit).
+    pub replies_per_minute: u32,
+    /// Take the client's address from `X-Forwarded-For` (behind a reverse proxy).
+    pub trust_proxy: bool,
 }
 
 impl Options {
-    /// Loopback, any free port, the defaults of `dama serve`, two searchers.
+    /// Loopback, any free port, in memory, two searchers, and the defaults of `dama serve`.
     pub fn loopback() -> Options {
         Options {
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
@@ -55,6 +81,14 @@ impl Options {
             max_games: 1000,
             idle: Duration::from_secs(1800),
             searchers: 2,
+            data: None,
+            keep: Duration::from_secs(30 * 24 * 3600),
+            max_connections: 10_000,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
+            games_per_minute: 30,
+            replies_per_minute: 600,
+            trust_proxy: false,
         }
     }
 }
@@ -71,27 +105,36 @@ pub enum WebError {
         #[source]
         source: std::io::Error,
     },
+    /// The database cannot be opened.
+    #[error(transparent)]
+    Db(#[from] db::DbError),
     /// Something else the system refused.
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
 
 /// How long the server waits for requests in flight once told to stop.
-const DRAIN: Duration = Duration::from_secs(3);
+const DRAIN: Duration = Duration::from_secs(5);
 
-/// A server listening on its address, not yet answering.
+/// A server listening on its address, with its database open, not yet answering.
 pub struct Server {
     listener: tokio::net::TcpListener,
     local: SocketAddr,
     opts: Options,
+    db: db::Db,
 }
 
 impl Server {
-    /// Listens on `opts.bind`:`opts.port`.
+    /// Opens the database and listens on `opts.bind`:`opts.port`.
     ///
     /// # Errors
-    /// [`WebError::Listen`] when the address cannot be listened on.
+    /// [`WebError::Listen`] when the address cannot be listened on, [`WebError::Db`] when
+    /// the database cannot be opened.
     pub async fn bind(opts: Options) -> Result<Server, WebError> {
+        let dir = opts.data.clone();
+        let db = tokio::task::spawn_blocking(move || db::Db::open(dir.as_deref()))
+            .await
+            .map_err(|e| db::DbError::Task(e.to_string()))??;
         let addr = SocketAddr::new(opts.bind, opts.port);
         let listener = tokio::net::TcpListener::bind(addr)
             .await
@@ -101,6 +144,7 @@ impl Server {
             listener,
             local,
             opts,
+            db,
         })
     }
 
@@ -114,44 +158,105 @@ impl Server {
         page_url(self.local)
     }
 
-    /// Answers requests until `stop` resolves, then lets the requests in flight finish (for
-    /// a few seconds at most) and stops every search.
+    /// Answers requests until `stop` resolves; then stops accepting, ends the event
+    /// streams and the searches, lets the requests in flight finish (for a few seconds at
+    /// most) and writes the database's log into its file.
+    ///
+    /// Each connection is served by hyper with a header read timeout; at most
+    /// `max_connections` are open at once (those over the cap are closed at once).
     ///
     /// # Errors
-    /// When accepting connections fails for good.
+    /// When the database cannot be flushed at the end.
     pub async fn run(
         self,
         stop: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), WebError> {
-        let opts = self.opts;
-        tracing::info!(local = %self.local, max_games = opts.max_games, idle = ?opts.idle, "listening");
-        let state = Arc::new(api::State::new(&opts));
-        let sweeper = tokio::spawn(store::sweep_forever(Arc::clone(&state.store)));
-        let app = api::router(Arc::clone(&state));
+        let Server {
+            listener,
+            local,
+            opts,
+            db,
+        } = self;
+        tracing::info!(%local, max_games = opts.max_games, data = ?opts.data, "listening");
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        let server = axum::serve(self.listener, app).with_graceful_shutdown({
-            let mut rx = stop_rx.clone();
+        let state = Arc::new(api::State::new(&opts, db.clone(), stop_rx));
+        let sweeper = tokio::spawn(store::sweep_forever(Arc::clone(&state.store)));
+        let tidier = tokio::spawn({
+            let state = Arc::clone(&state);
             async move {
-                let _ = rx.wait_for(|stopped| *stopped).await;
+                let mut ticks = tokio::time::interval(Duration::from_secs(60));
+                loop {
+                    ticks.tick().await;
+                    state
+                        .new_games
+                        .iter()
+                        .chain(&state.replies)
+                        .for_each(guard::Limit::tidy);
+                }
             }
         });
-        let mut server = std::pin::pin!(server.into_future());
-        let stopping = tokio::select! {
-            result = &mut server => {
-                result?;
-                false
-            }
-            () = stop => true,
-        };
-        if stopping {
-            tracing::info!("stopping: finishing the requests in flight");
-            state.computer.stop_all();
-            let _ = stop_tx.send(true);
-            if tokio::time::timeout(DRAIN, &mut server).await.is_err() {
+        let app = api::router(Arc::clone(&state));
+        let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+        let slots = Arc::new(tokio::sync::Semaphore::new(opts.max_connections.max(1)));
+        let mut stop = std::pin::pin!(stop);
+        loop {
+            let (stream, peer) = tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok(conn) => conn,
+                    Err(err) => {
+                        // Out of file descriptors, most likely: wait for some to close.
+                        tracing::warn!("cannot accept a connection: {err}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+                () = &mut stop => break,
+            };
+            let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+                state
+                    .metrics
+                    .refused_connections
+                    .fetch_add(1, Ordering::Relaxed);
+                drop(stream);
+                continue;
+            };
+            let _ = stream.set_nodelay(true);
+            let service = app
+                .clone()
+                .map_request(move |mut req: axum::extract::Request<_>| {
+                    req.extensions_mut().insert(ConnectInfo(peer));
+                    req
+                });
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(opts.header_timeout)
+                .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
+            let conn = graceful.watch(conn);
+            let metrics = Arc::clone(&state.metrics);
+            metrics.open_connections.fetch_add(1, Ordering::Relaxed);
+            tokio::spawn(async move {
+                if let Err(err) = conn.await {
+                    tracing::debug!(%peer, "connection: {err}");
+                }
+                metrics.open_connections.fetch_sub(1, Ordering::Relaxed);
+                drop(slot);
+            });
+        }
+        drop(listener);
+        tracing::info!("stopping: finishing the requests in flight");
+        state.computer.stop_all();
+        let _ = stop_tx.send(true);
+        tokio::select! {
+            () = graceful.shutdown() => {}
+            () = tokio::time::sleep(DRAIN) => {
                 tracing::warn!("requests still open after {DRAIN:?}; stopping anyway");
             }
         }
         sweeper.abort();
+        tidier.abort();
+        tokio::task::spawn_blocking(move || db.checkpoint())
+            .await
+            .map_err(|e| db::DbError::Task(e.to_string()))??;
         Ok(())
     }
 }
