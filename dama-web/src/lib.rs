@@ -136,9 +136,7 @@ impl Server {
             .await
             .map_err(|e| db::DbError::Task(e.to_string()))??;
         let addr = SocketAddr::new(opts.bind, opts.port);
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|source| WebError::Listen { addr, source })?;
+        let listener = listen(addr).map_err(|source| WebError::Listen { addr, source })?;
         let local = listener.local_addr()?;
         Ok(Server {
             listener,
@@ -259,6 +257,23 @@ impl Server {
             .map_err(|e| db::DbError::Task(e.to_string()))??;
         Ok(())
     }
+}
+
+/// Connections waiting to be accepted: a burst of new connections beyond this is dropped by
+/// the kernel and retried by the clients a second later.
+const BACKLOG: u32 = 4096;
+
+/// A listening socket on `addr` with a long accept queue.
+fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
 }
 
 /// The page's address as a browser is given it (a wildcard bind is shown as loopback).
