@@ -46,6 +46,15 @@
       r_repetition: 'Draw at the third repetition of a position.',
       r_kak: 'Three kings against one must win within {n} moves.',
       r_numbers: 'Squares are named as {v} players write them.',
+      play_friend: 'Play a friend', pass_play: 'Pass and play',
+      invite: 'Send this link to your friend: whoever opens it plays the dark pieces.', copy: 'Copy link', copied: 'Link copied.',
+      watch_link: 'Link for spectators', friend_move: 'Your friend’s move.', watching: 'You are watching this game.',
+      your_move_color: 'Your move: you have the {c} pieces.', to_move: '{c} to move.',
+      light: 'light', dark: 'dark', White: 'White', Black: 'Black',
+      side_wins: '{c} wins.', friend_wins: 'Your friend wins.', why_no_moves_side: '{c} has no move left.',
+      record: 'Your record', record_line: '{g} games · {w} won · {d} drawn · {l} lost · {s} points',
+      record_level: '{name}: {g} games, {w} won, {s} points', friend_level: 'Friends',
+      not_your_piece_friend: 'That is your friend’s piece.',
     },
     pl: {
       title: 'dama', rules_select: 'Zasady', level: 'Poziom: {name}', new_game: 'Nowa gra',
@@ -169,7 +178,15 @@
     focus: 22,
     pieceEls: new Map(),
     drawnVariant: null,
+    seat: null,          // the seat's secret from the address (friend and pass games)
+    events: null,        // the EventSource following a friend game
   };
+
+  {
+    const q = new URLSearchParams(location.search);
+    S.urlGame = q.get('game');
+    S.seat = q.get('seat');
+  }
 
   const $ = (id) => document.getElementById(id);
   const SVG = 'http://www.w3.org/2000/svg';
@@ -199,6 +216,7 @@
 
   async function api(method, path, body) {
     const init = { method, headers: {} };
+    if (S.seat) init.headers['x-dama-seat'] = S.seat;
     if (body !== undefined) {
       init.headers['content-type'] = 'application/json';
       init.body = JSON.stringify(body);
@@ -361,12 +379,42 @@
     drawEnd();
     document.body.dataset.turn = g.turn;
     document.body.dataset.gameId = g.id;
+    document.body.dataset.opponent = g.opponent;
+    document.body.dataset.ply = String(g.ply);
+    drawInvite();
+  }
+
+  const colorName = (c) => t(c === 'white' ? 'White' : 'Black');
+
+  /// The invitation and the spectators' link, for the creator of a friend game.
+  function drawInvite() {
+    const g = S.game;
+    const box = $('invite');
+    const abs = (u) => new URL(u, location.href).href;
+    if (!g.invite_url && !g.watch_url) {
+      box.classList.add('hidden');
+      return;
+    }
+    box.classList.remove('hidden');
+    $('invite-text').textContent = g.invite_url ? t('invite') : t('watch_link');
+    $('invite-url').value = abs(g.invite_url || g.watch_url);
+    $('watch-url').value = abs(g.watch_url || '');
+    $('watch-caption').textContent = t('watch_link');
+    $('watch-row').classList.toggle('hidden', !g.invite_url);
+    $('invite-copy').textContent = t('copy');
   }
 
   function drawStatus() {
     const g = S.game;
     let text = '';
-    if (g.turn === 'player') {
+    if (g.opponent !== 'computer') {
+      if (g.turn === 'player' && g.opponent === 'pass') text = t('to_move', { c: colorName(g.to_move) });
+      else if (g.turn === 'player') text = t('your_move_color', { c: t(g.seat === 'black' ? 'dark' : 'light') });
+      else if (g.turn === 'opponent') text = t('friend_move');
+      else if (g.turn === 'watching') text = t('watching') + ' ' + t('to_move', { c: colorName(g.to_move) });
+      else text = endTitle();
+    }
+    else if (g.turn === 'player') {
       text = t('your_move');
       // A non-breaking hyphen keeps a move like 14-18 on one line.
       if (g.last_computer_move) text += ' ' + t('computer_played', { m: g.last_computer_move.text.replace(/-/g, '\u2011') });
@@ -379,6 +427,12 @@
   function endTitle() {
     const o = S.game.outcome;
     if (!o) return '';
+    if (o.winner === 'white' || o.winner === 'black') {
+      if (S.game.opponent === 'friend' && (S.game.seat === 'white' || S.game.seat === 'black')) {
+        return t(o.winner === S.game.seat ? 'win' : 'friend_wins');
+      }
+      return t('side_wins', { c: colorName(o.winner) });
+    }
     if (o.winner === 'player') return t('win');
     if (o.winner === 'computer') return t('loss');
     return t('draw');
@@ -393,13 +447,36 @@
     }
     const o = g.outcome;
     let why;
-    if (o.reason === 'no_moves') why = t(o.winner === 'player' ? 'why_no_moves_win' : 'why_no_moves_loss');
+    if (o.reason === 'no_moves' && g.opponent !== 'computer') {
+      why = t('why_no_moves_side', { c: colorName(o.winner === 'white' ? 'black' : 'white') });
+    }
+    else if (o.reason === 'no_moves') why = t(o.winner === 'player' ? 'why_no_moves_win' : 'why_no_moves_loss');
     else why = t('why_' + o.reason, { n: g.rules.no_progress_moves });
     $('end-title').textContent = endTitle();
     $('end-detail').textContent = `${o.result} · ${why}`;
     $('end-score').textContent = t('final_score', { n: g.score });
     $('end-score').dataset.score = String(g.score);
     box.classList.remove('hidden');
+    loadRecord();
+  }
+
+  /// The player's record (from the cookie), summed over the games finished.
+  async function loadRecord() {
+    let me;
+    try { me = await api('GET', '/api/me'); } catch (e) { return; }
+    const r = me.total;
+    $('record-caption').textContent = t('record');
+    $('record-total').textContent = t('record_line', { g: r.games, w: r.wins, d: r.draws, l: r.losses, s: r.score });
+    $('record-total').dataset.games = String(r.games);
+    $('record-total').dataset.score = String(r.score);
+    const ul = $('record-levels');
+    ul.textContent = '';
+    for (const l of me.levels) {
+      const li = document.createElement('li');
+      const name = l.level === 'friend' ? t('friend_level') : levelName(l.level);
+      li.textContent = t('record_level', { name, g: l.games, w: l.wins, s: l.score });
+      ul.appendChild(li);
+    }
   }
 
   function drawRules() {
@@ -514,7 +591,7 @@
     }
     if (!isOwn(sq)) {
       clearSelection();
-      if (pieceOn(sq) !== 'e') say(t('not_your_piece'));
+      if (pieceOn(sq) !== 'e') say(t(S.game.opponent === 'computer' ? 'not_your_piece' : 'not_your_piece_friend'));
       render();
       return;
     }
@@ -665,8 +742,14 @@
 
   async function newGame(message) {
     setBusy(true);
-    const old = S.game && S.game.id;
+    const old = S.game && S.game.opponent === 'computer' && S.game.id;
     clearSelection();
+    unfollow();
+    if (S.seat || S.urlGame) {
+      S.seat = null;
+      S.urlGame = null;
+      history.replaceState(null, '', '/');
+    }
     try {
       S.game = await api('POST', '/api/games', { variant: S.variant, level: S.level });
       STORE.set('game', S.game.id);
@@ -681,13 +764,72 @@
     }
   }
 
+  /// A game between people (`friend`: two browsers; `pass`: this one): its seat's page.
+  async function newFriendGame(kind) {
+    if (S.busy) return;
+    setBusy(true);
+    try {
+      const g = await api('POST', '/api/games', { variant: S.variant, opponent: kind });
+      location.assign(g.white_url);
+    } catch (e) {
+      await failed(e);
+      setBusy(false);
+    }
+  }
+
+  /// Follows a game between people: each move committed arrives as an event; a dropped
+  /// connection reconnects by itself and the server sends the moves after the last seen.
+  function follow() {
+    unfollow();
+    const g = S.game;
+    if (!g || g.opponent === 'computer' || g.turn === 'over' || typeof EventSource === 'undefined') return;
+    let url = `/api/games/${g.id}/events?after=${g.ply}`;
+    if (S.seat) url += `&seat=${encodeURIComponent(S.seat)}`;
+    const es = new EventSource(url);
+    S.events = es;
+    S.pending = [];
+    es.addEventListener('move', (ev) => {
+      let data;
+      try { data = JSON.parse(ev.data); } catch (e) { return; }
+      S.pending.push(data);
+      drain();
+    });
+  }
+
+  async function drain() {
+    if (S.draining) return;
+    S.draining = true;
+    try {
+      while (S.pending && S.pending.length) {
+        while (S.busy) await sleep(50);
+        const data = S.pending.shift();
+        if (!S.game || data.ply <= S.game.ply) continue;
+        if (data.ply === S.game.ply + 1) await animate(data.played);
+        if (data.game) {
+          S.game = data.game;
+          clearSelection();
+          render();
+          announce(data.played.text);
+          if (S.game.turn === 'over') unfollow();
+        }
+      }
+    } finally {
+      S.draining = false;
+    }
+  }
+
+  function unfollow() {
+    if (S.events) S.events.close();
+    S.events = null;
+  }
+
   async function setLevel(name) {
     if (!LEVELS.includes(name)) return;
     S.level = name;
     STORE.set('level', name);
     drawLevel();
     say(t('level_set', { k: LEVELS.indexOf(name) + 1, name: levelName(name) }));
-    if (!S.game) return;
+    if (!S.game || S.game.opponent !== 'computer') return;
     try {
       const g = await api('POST', `/api/games/${S.game.id}/level`, { level: name });
       if (!S.busy) {
@@ -764,6 +906,17 @@
       setLevel(LEVELS[(LEVELS.indexOf(S.level) + 1) % LEVELS.length]);
     });
     $('new-game').addEventListener('click', () => { if (!S.busy) newGame(); });
+    $('friend-game').addEventListener('click', () => newFriendGame('friend'));
+    $('pass-game').addEventListener('click', () => newFriendGame('pass'));
+    $('invite-copy').addEventListener('click', async () => {
+      const input = $('invite-url');
+      try {
+        await navigator.clipboard.writeText(input.value);
+        say(t('copied'));
+      } catch (e) {
+        input.select();
+      }
+    });
     $('end-new').addEventListener('click', () => { if (!S.busy) newGame(); });
     $('variant').addEventListener('change', (ev) => {
       S.variant = ev.target.value;
@@ -776,6 +929,8 @@
     document.documentElement.lang = LANG;
     $('variant-caption').textContent = t('rules_select');
     $('new-game').textContent = t('new_game');
+    $('friend-game').textContent = t('play_friend');
+    $('pass-game').textContent = t('pass_play');
     $('end-new').textContent = t('new_game');
     $('board-caption').textContent = t('board');
     $('score-caption').textContent = t('score');
@@ -810,6 +965,22 @@
     }
     select.value = S.variant;
     setBusy(false);
+    loadRecord();
+    if (S.urlGame) {
+      try {
+        S.game = await api('GET', `/api/games/${encodeURIComponent(S.urlGame)}`);
+        S.variant = S.game.variant;
+        select.value = S.variant;
+        render();
+        if (S.game.opponent === 'computer') STORE.set('game', S.game.id);
+        follow();
+        if (S.game.turn === 'computer') await refresh();
+        return;
+      } catch (e) {
+        await failed(e);
+        return;
+      }
+    }
     const saved = STORE.get('game');
     if (saved) {
       try {

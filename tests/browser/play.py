@@ -43,7 +43,7 @@ class Server:
 
     def __init__(self, binary):
         self.proc = subprocess.Popen(
-            [binary, "serve", "--port", "0"], stdout=subprocess.PIPE, text=True
+            [binary, "serve", "--port", "0", "--memory"], stdout=subprocess.PIPE, text=True
         )
         line = self.proc.stdout.readline()
         match = re.search(r"http://\S+/", line)
