@@ -249,7 +249,11 @@
 
   const nameOf = (sq) => (S.game ? S.game.names[sq - 1] : String(sq));
   const pieceOn = (sq) => (S.game ? S.game.board[sq - 1] : 'e');
-  const isOwn = (sq) => pieceOn(sq) === 'w' || pieceOn(sq) === 'W';
+  /// Whether a piece of the side the page plays is on `sq` (between friends: the seat's).
+  const isOwn = (sq) => {
+    const p = pieceOn(sq);
+    return S.game && S.game.player === 'black' ? p === 'b' || p === 'B' : p === 'w' || p === 'W';
+  };
 
   function describe(sq) {
     const what = { e: t('empty'), w: t('white_man'), W: t('white_king'), b: t('black_man'), B: t('black_king') }[pieceOn(sq)] || t('empty');
@@ -793,6 +797,23 @@
       try { data = JSON.parse(ev.data); } catch (e) { return; }
       S.pending.push(data);
       drain();
+    });
+    es.addEventListener('error', () => {
+      // The browser retries by itself while the stream is CONNECTING; once it has given up
+      // (CLOSED), catch up with a fresh read and follow again.
+      if (es.readyState !== EventSource.CLOSED || S.events !== es) return;
+      S.events = null;
+      setTimeout(async () => {
+        if (S.events || !S.game) return;
+        try {
+          const g = await api('GET', `/api/games/${S.game.id}`);
+          if (g.ply > S.game.ply && !S.busy) {
+            S.game = g;
+            render();
+          }
+        } catch (e) { /* still down: the next try follows */ }
+        follow();
+      }, 2000);
     });
   }
 
