@@ -1,8 +1,9 @@
 """Load run of `dama serve` (a benchmark, not a test): many simultaneous games on loopback.
 
-Usage: serve_load.py DAMA_BINARY [--games 200] [--moves 30] [--searchers N]
+Usage: serve_load.py DAMA_BINARY [--games 200] [--moves 30] [--searchers N] [--data DIR]
 
-Starts `DAMA_BINARY serve --port 0` and plays GAMES games at once, one keep-alive HTTP/1.1
+Starts `DAMA_BINARY serve --port 0` (games in memory, or in the database in DIR with
+--data; no rate limits) and plays GAMES games at once, one keep-alive HTTP/1.1
 connection each (Python asyncio, no third-party package): half against Novice, half against
 Normal. A game asks for its position, the targets of one of its movable pieces, plays a
 random legal move by its path, asks for the computer's reply, and again, until the game ends
@@ -125,8 +126,11 @@ def main():
     ap.add_argument("--moves", type=int, default=30)
     ap.add_argument("--searchers", type=int)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--data", help="the database's directory (default: in memory)")
     args = ap.parse_args()
-    cmd = [args.binary, "serve", "--port", "0", "--max-games", str(max(1000, args.games))]
+    cmd = [args.binary, "serve", "--port", "0", "--max-games", str(max(1000, args.games)),
+           "--games-per-minute", "0", "--replies-per-minute", "0"]
+    cmd += ["--data", args.data] if args.data else ["--memory"]
     if args.searchers:
         cmd += ["--searchers", str(args.searchers)]
     server = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
