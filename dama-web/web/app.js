@@ -55,6 +55,8 @@
       record: 'Your record', record_line: '{g} games · {w} won · {d} drawn · {l} lost · {s} points',
       record_level: '{name}: {g} games, {w} won, {s} points', friend_level: 'Friends',
       not_your_piece_friend: 'That is your friend’s piece.',
+      r_you_dark: 'You play the dark pieces, at the bottom; the light pieces move first.',
+      r_you_both: 'The light pieces, at the bottom, move first.',
     },
     pl: {
       title: 'dama', rules_select: 'Zasady', level: 'Poziom: {name}', new_game: 'Nowa gra',
@@ -232,17 +234,27 @@
   // ---------------------------------------------------------------------------------------
   // Geometry: engine squares 1..32 (Italian numbering) on the drawn board.
 
+  /// The dark pieces' seat sees the board turned round, its own pieces at the bottom.
+  const flipped = () => !!(S.game && S.game.seat === 'black');
+
   function coords(sq) {
     const i = sq - 1;
     const row = Math.floor(i / 4);
     const col = 2 * (i % 4) + (row & 1);
-    const shown = S.game && S.game.mirrored ? 7 - col : col;
-    return { row, col: shown, x: shown * CELL, y: row * CELL };
+    let shown = S.game && S.game.mirrored ? 7 - col : col;
+    let shownRow = row;
+    if (flipped()) {
+      shown = 7 - shown;
+      shownRow = 7 - row;
+    }
+    return { row: shownRow, col: shown, x: shown * CELL, y: shownRow * CELL };
   }
 
-  function squareAt(row, shownCol) {
-    if (row < 0 || row > 7 || shownCol < 0 || shownCol > 7) return null;
-    const col = S.game && S.game.mirrored ? 7 - shownCol : shownCol;
+  function squareAt(shownRow, shownCol) {
+    if (shownRow < 0 || shownRow > 7 || shownCol < 0 || shownCol > 7) return null;
+    const row = flipped() ? 7 - shownRow : shownRow;
+    const seen = flipped() ? 7 - shownCol : shownCol;
+    const col = S.game && S.game.mirrored ? 7 - seen : seen;
     if ((row + col) % 2 !== 0) return null;
     return row * 4 + Math.floor(col / 2) + 1;
   }
@@ -283,7 +295,7 @@
         label.textContent = nameOf(sq);
       }
     }
-    S.drawnVariant = S.game.variant;
+    S.drawnVariant = S.game.variant + (flipped() ? ':turned' : '');
   }
 
   function drawPieces() {
@@ -363,7 +375,7 @@
   function render() {
     const g = S.game;
     if (!g) return;
-    if (S.drawnVariant !== g.variant) drawBoard();
+    if (S.drawnVariant !== g.variant + (flipped() ? ':turned' : '')) drawBoard();
     drawPieces();
     drawMarks();
     labelSquares();
@@ -489,8 +501,9 @@
     // Inside a sentence, Polish and Italian write the variant's adjective in lower case.
     const v = LANG === 'en' ? variantName(g.variant) : variantName(g.variant).toLowerCase();
     $('rules-caption').textContent = t('rules_in_force', { v });
+    const you = g.seat === 'black' ? 'r_you_dark' : g.opponent !== 'computer' && g.seat !== 'white' ? 'r_you_both' : 'r_you';
     const lines = [
-      t('r_you'),
+      t(you),
       t(r.men_capture_backwards ? 'r_men_back' : 'r_men_forward'),
       t(r.men_capture_kings ? 'r_men_kings' : 'r_men_not_kings'),
       t(r.kings_fly ? 'r_kings_fly' : 'r_kings_short'),

@@ -185,6 +185,10 @@ def main():
             ready(bob, 1)
             ready(carol, 1)
             check(board(bob) == board(alice), "both pages show the same board after White's capture")
+            # The dark pieces' seat sees its pieces at the bottom: square 5 drawn low.
+            y_bob = bob.get_attribute('#squares .square[data-sq="5"]', "y")
+            y_alice = alice.get_attribute('#squares .square[data-sq="5"]', "y")
+            check(float(y_bob) > 400 > float(y_alice), f"square 5 at y {y_bob} (Bob), {y_alice} (Alice)")
 
             # Bob reloads: the same game, still his move.
             bob.reload()
