@@ -9,6 +9,10 @@
 //! version, applied in order, each in its own transaction, to bring an older file up to date.
 //! A file written by a newer dama (a version past the last script) is refused, not touched.
 //!
+//! Writes from many games are committed together (group commit): one writer thread takes
+//! every write waiting, applies each in a savepoint of one transaction, commits once (one
+//! sync to disk for them all) and only then tells each request that its write is in.
+//!
 //! A game is one row: its start, its moves as Hub text, its level, the computer's generator
 //! (seed and position in its stream), the seats' secrets and players, and its result once
 //! over. Finished games, and games nobody has touched, are deleted after the `keep` time.
@@ -153,12 +157,24 @@ pub struct Credit {
     pub score: u32,
 }
 
-/// The database: one connection, shared, used from tokio's blocking pool.
+/// The database: one connection, shared by the writer thread and the reads on tokio's
+/// blocking pool.
 #[derive(Clone)]
 pub struct Db {
     conn: Arc<Mutex<Connection>>,
     path: Option<PathBuf>,
+    writes: std::sync::mpsc::Sender<Write>,
 }
+
+/// A write waiting for the writer thread, and who to tell when it is committed.
+struct Write {
+    row: GameRow,
+    credits: Vec<Credit>,
+    done: tokio::sync::oneshot::Sender<Result<(), DbError>>,
+}
+
+/// The most writes committed in one transaction.
+const BATCH: usize = 512;
 
 impl Db {
     /// Opens (or creates) the database in `dir`, bringing its schema up to date; `None`: in
@@ -182,11 +198,18 @@ impl Db {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        let conn = Arc::new(Mutex::new(conn));
+        let (writes, queue) = std::sync::mpsc::channel();
         let mut db = Db {
-            conn: Arc::new(Mutex::new(conn)),
+            conn: Arc::clone(&conn),
             path,
+            writes,
         };
         db.migrate()?;
+        std::thread::Builder::new()
+            .name("dama-db-writer".into())
+            .spawn(move || write_forever(&conn, &queue))
+            .map_err(|e| DbError::Task(e.to_string()))?;
         Ok(db)
     }
 
@@ -229,54 +252,132 @@ impl Db {
     pub fn save(&self, row: &GameRow, credits: &[Credit]) -> Result<(), DbError> {
         let mut conn = self.lock();
         let tx = conn.transaction()?;
-        tx.execute(
-            "INSERT INTO games (id, opponent, variant, start_fen, moves, level, scored_level,
+        write_row(&tx, row, credits)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Like [`Db::save`], committed by the writer thread together with the other writes
+    /// waiting; resolves once the transaction holding it is committed.
+    ///
+    /// # Errors
+    /// When SQLite refuses this write or the commit; this write is not in the database then.
+    pub async fn commit(&self, row: GameRow, credits: Vec<Credit>) -> Result<(), DbError> {
+        let (done, answer) = tokio::sync::oneshot::channel();
+        self.writes
+            .send(Write { row, credits, done })
+            .map_err(|_| DbError::Task("the database writer has stopped".into()))?;
+        answer
+            .await
+            .map_err(|_| DbError::Task("the database writer has stopped".into()))?
+    }
+}
+
+/// Takes the writes as they come, every one waiting at once in one transaction.
+fn write_forever(conn: &Mutex<Connection>, queue: &std::sync::mpsc::Receiver<Write>) {
+    while let Ok(first) = queue.recv() {
+        let mut batch = vec![first];
+        while batch.len() < BATCH {
+            match queue.try_recv() {
+                Ok(w) => batch.push(w),
+                Err(_) => break,
+            }
+        }
+        let mut conn = conn.lock().unwrap_or_else(PoisonError::into_inner);
+        let results = write_batch(&mut conn, &batch);
+        drop(conn);
+        match results {
+            Ok(each) => {
+                for (w, r) in batch.into_iter().zip(each) {
+                    let _ = w.done.send(r);
+                }
+            }
+            Err(err) => {
+                tracing::error!(writes = batch.len(), "a group commit failed: {err}");
+                let text = err.to_string();
+                for w in batch {
+                    let _ = w.done.send(Err(DbError::Task(text.clone())));
+                }
+            }
+        }
+    }
+}
+
+/// One transaction for `batch`, each write in its own savepoint (a refused one leaves the
+/// others in); each write's result, or the transaction's error.
+fn write_batch(
+    conn: &mut Connection,
+    batch: &[Write],
+) -> Result<Vec<Result<(), DbError>>, DbError> {
+    let mut tx = conn.transaction()?;
+    let mut results = Vec::with_capacity(batch.len());
+    for w in batch {
+        let sp = tx.savepoint()?;
+        match write_row(&sp, &w.row, &w.credits) {
+            Ok(()) => {
+                sp.commit()?;
+                results.push(Ok(()));
+            }
+            Err(err) => {
+                drop(sp);
+                results.push(Err(err));
+            }
+        }
+    }
+    tx.commit()?;
+    Ok(results)
+}
+
+/// The statements of one game's write.
+fn write_row(tx: &Connection, row: &GameRow, credits: &[Credit]) -> Result<(), DbError> {
+    tx.execute(
+        "INSERT INTO games (id, opponent, variant, start_fen, moves, level, scored_level,
                  seed, rng_word_pos, white_secret, black_secret, white_player, black_player,
                  result, created, updated)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
              ON CONFLICT (id) DO UPDATE SET moves = ?5, level = ?6, scored_level = ?7,
                  rng_word_pos = ?9, white_player = ?12, black_player = ?13, result = ?14,
                  updated = ?16",
-            params![
-                row.id,
-                row.opponent,
-                row.variant,
-                row.start_fen,
-                row.moves,
-                row.level,
-                row.scored_level,
-                row.seed as i64,
-                row.rng_word_pos.to_string(),
-                row.white_secret,
-                row.black_secret,
-                row.white_player,
-                row.black_player,
-                row.result,
-                row.created,
-                row.updated,
-            ],
-        )?;
-        for c in credits {
-            tx.execute(
-                "INSERT INTO records (player, level, games, wins, draws, losses, score)
+        params![
+            row.id,
+            row.opponent,
+            row.variant,
+            row.start_fen,
+            row.moves,
+            row.level,
+            row.scored_level,
+            row.seed as i64,
+            row.rng_word_pos.to_string(),
+            row.white_secret,
+            row.black_secret,
+            row.white_player,
+            row.black_player,
+            row.result,
+            row.created,
+            row.updated,
+        ],
+    )?;
+    for c in credits {
+        tx.execute(
+            "INSERT INTO records (player, level, games, wins, draws, losses, score)
                  VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6)
                  ON CONFLICT (player, level) DO UPDATE SET games = games + 1,
                      wins = wins + ?3, draws = draws + ?4, losses = losses + ?5,
                      score = score + ?6",
-                params![
-                    c.player,
-                    c.level,
-                    i64::from(c.result == 1),
-                    i64::from(c.result == 0),
-                    i64::from(c.result == -1),
-                    c.score,
-                ],
-            )?;
-        }
-        tx.commit()?;
-        Ok(())
+            params![
+                c.player,
+                c.level,
+                i64::from(c.result == 1),
+                i64::from(c.result == 0),
+                i64::from(c.result == -1),
+                c.score,
+            ],
+        )?;
     }
+    Ok(())
+}
 
+impl Db {
     /// The game `id`, if stored.
     ///
     /// # Errors

@@ -414,7 +414,7 @@ impl Store {
         credits: Vec<Credit>,
     ) -> Result<(), DbError> {
         let row = entry.row(id);
-        self.db.run(move |db| db.save(&row, &credits)).await
+        self.db.commit(row, credits).await
     }
 
     /// The game `id` (from memory, else from the database), marked as used now.
