@@ -642,3 +642,29 @@ fn connections_over_the_cap_are_closed_at_once() {
         a.body
     );
 }
+
+#[test]
+fn a_body_that_never_comes_is_cut_off_at_the_timeout() {
+    let server = Running::start(Options {
+        body_timeout: Duration::from_secs(1),
+        ..opts()
+    });
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let started = Instant::now();
+    s.write_all(b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"lev")
+        .unwrap();
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer);
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(900), "{waited:?}: {text}");
+    assert!(waited < Duration::from_secs(5), "{waited:?}");
+    let status: u16 = text
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    assert!((400..500).contains(&status), "{text}");
+    assert!(text.contains("\"error\""), "{text}");
+}
