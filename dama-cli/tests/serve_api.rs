@@ -672,6 +672,8 @@ fn the_page_and_its_files_are_served_from_the_binary() {
         ("/", "text/html", "<svg id=\"board\""),
         ("/app.js", "text/javascript", "aria-label"),
         ("/style.css", "text/css", "#board"),
+        ("/texts.js", "text/javascript", "Play a friend"),
+        ("/api.js", "text/javascript", "x-dama-seat"),
     ] {
         let mut stream = TcpStream::connect(&server.addr).unwrap();
         write!(

@@ -129,6 +129,8 @@ pub fn router(state: Arc<State>) -> Router {
     Router::new()
         .route("/", get(assets::page))
         .route("/app.js", get(assets::script))
+        .route("/texts.js", get(assets::texts))
+        .route("/api.js", get(assets::client))
         .route("/style.css", get(assets::styles))
         .route("/api", get(info))
         .route("/api/games", post(new_game))

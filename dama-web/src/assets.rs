@@ -5,6 +5,8 @@ use axum::response::IntoResponse;
 
 const PAGE: &str = include_str!("../web/index.html");
 const SCRIPT: &str = include_str!("../web/app.js");
+const TEXTS: &str = include_str!("../web/texts.js");
+const CLIENT: &str = include_str!("../web/api.js");
 const STYLES: &str = include_str!("../web/style.css");
 
 /// The security headers are set on every answer (see `guard.rs`).
@@ -23,6 +25,16 @@ pub async fn page() -> impl IntoResponse {
 /// `GET /app.js`: the script.
 pub async fn script() -> impl IntoResponse {
     (headers("text/javascript; charset=utf-8"), SCRIPT)
+}
+
+/// `GET /texts.js`: the page's texts (an ES module).
+pub async fn texts() -> impl IntoResponse {
+    (headers("text/javascript; charset=utf-8"), TEXTS)
+}
+
+/// `GET /api.js`: the page's API client (an ES module).
+pub async fn client() -> impl IntoResponse {
+    (headers("text/javascript; charset=utf-8"), CLIENT)
 }
 
 /// `GET /style.css`: the styles.

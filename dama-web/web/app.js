@@ -1,166 +1,12 @@
 // dama serve: the page's script. The server owns the rules and the games; this script draws
 // the board, turns taps, clicks and keys into API calls, and animates what the server says.
-'use strict';
+// An ES module (no build step): the texts are in texts.js, the API client in api.js.
+import { TEXTS } from '/texts.js';
+import { api, ApiError, useSeat } from '/api.js';
 
 (() => {
   // ---------------------------------------------------------------------------------------
-  // Texts: English, Polish and Italian, chosen from the browser's languages.
-
-  const TEXTS = {
-    en: {
-      title: 'dama', rules_select: 'Rules', level: 'Level: {name}', new_game: 'New game',
-      board: 'Board', square: 'square {n}, {what}', empty: 'empty',
-      white_man: 'white man', white_king: 'white king', black_man: 'black man', black_king: 'black king',
-      levels: ['Novice', 'Easy', 'Normal', 'Strong', 'Hard'],
-      variants: { italian: 'Italian', spanish: 'Spanish', czech: 'Czech', english: 'English', russian: 'Russian', brazilian: 'Brazilian' },
-      your_move: 'Your move: you have the light pieces.', thinking: 'The computer is thinking…',
-      computer_played: 'The computer played {m}.', you_played: 'You played {m}.',
-      selected: '{s} selected.', go_on: 'Go on capturing: {s}.',
-      must_capture: 'A capture is compulsory: the marked pieces must capture ({s}).',
-      outranked: 'This piece may not capture: {b} has priority.',
-      blocked: 'This piece cannot move.', not_your_piece: 'That is the computer’s piece.',
-      win: 'You win!', loss: 'The computer wins.', draw: 'Draw.',
-      why_no_moves_win: 'The computer has no move left.', why_no_moves_loss: 'You have no move left.',
-      why_no_progress: '{n} moves each without a capture or a man move.',
-      why_repetition: 'The same position for the third time.',
-      why_kings_against_king: 'The kings did not win against the lone king in time.',
-      final_score: 'Score: {n}', score: 'Score', draw_counter: 'Moves without progress', moves: 'Moves',
-      rules_in_force: 'Rules in force: {v} draughts',
-      level_set: 'Level {k}: {name}.', new_started: 'New game: {v}, level {name}.',
-      expired: 'That game had expired: a new one has started.', offline: 'The server cannot be reached: {e}',
-      hint: 'Keys: arrows move on the board, Enter or Space selects, 1–5 set the level, N starts a new game. Score: 10 per piece captured; a win adds 100 + 50 × level.',
-      r_you: 'You play the light pieces, at the bottom, and move first.',
-      r_men_forward: 'Men move and capture forward only.', r_men_back: 'Men move forward and capture backwards too.',
-      r_men_not_kings: 'A man may never capture a king.', r_men_kings: 'Men may capture kings.',
-      r_kings_short: 'Kings move one square, in every direction.', r_kings_fly: 'Kings fly along whole diagonals.',
-      r_mandatory: 'Capturing is compulsory.',
-      r_prio_italian: 'Priority: most pieces; then a capture by a king; then most kings; then the kings met earliest.',
-      r_prio_spanish: 'Priority: most pieces, then most kings.',
-      r_prio_king_first: 'Priority: a king must capture when a king can.',
-      r_prio_most_pieces: 'Priority: the capture of most pieces.', r_prio_free: 'Any capture may be chosen.',
-      r_promo_ends: 'A man reaching the far row becomes a king and its move ends.',
-      r_promo_continues: 'A man reaching the far row mid-capture goes on as a king.',
-      r_promo_at_end: 'A man is crowned only if its move ends on the far row; passing it mid-capture, it stays a man.',
-      r_no_progress: 'Draw after {n} moves each without a capture or a man move.',
-      r_no_progress_czech: 'Draw after {n} moves each without a capture or a promotion.',
-      r_repetition: 'Draw at the third repetition of a position.',
-      r_kak: 'Three kings against one must win within {n} moves.',
-      r_numbers: 'Squares are named as {v} players write them.',
-      play_friend: 'Play a friend', pass_play: 'Pass and play',
-      invite: 'Send this link to your friend: whoever opens it plays the dark pieces.', copy: 'Copy link', copied: 'Link copied.',
-      watch_link: 'Link for spectators', friend_move: 'Your friend’s move.', watching: 'You are watching this game.',
-      your_move_color: 'Your move: you have the {c} pieces.', to_move: '{c} to move.',
-      light: 'light', dark: 'dark', White: 'White', Black: 'Black',
-      side_wins: '{c} wins.', friend_wins: 'Your friend wins.', why_no_moves_side: '{c} has no move left.',
-      record: 'Your record', record_line: '{g} games · {w} won · {d} drawn · {l} lost · {s} points',
-      record_level: '{name}: {g} games, {w} won, {s} points', friend_level: 'Friends',
-      not_your_piece_friend: 'That is your friend’s piece.',
-      r_you_dark: 'You play the dark pieces, at the bottom; the light pieces move first.',
-      r_you_both: 'The light pieces, at the bottom, move first.',
-    },
-    pl: {
-      title: 'dama', rules_select: 'Zasady', level: 'Poziom: {name}', new_game: 'Nowa gra',
-      board: 'Plansza', square: 'pole {n}, {what}', empty: 'puste',
-      white_man: 'biały pionek', white_king: 'biała damka', black_man: 'czarny pionek', black_king: 'czarna damka',
-      levels: ['Nowicjusz', 'Łatwy', 'Normalny', 'Silny', 'Trudny'],
-      variants: { italian: 'Włoskie', spanish: 'Hiszpańskie', czech: 'Czeskie', english: 'Angielskie', russian: 'Rosyjskie', brazilian: 'Brazylijskie' },
-      your_move: 'Twój ruch: grasz jasnymi pionkami.', thinking: 'Komputer myśli…',
-      computer_played: 'Komputer zagrał {m}.', you_played: 'Twój ruch: {m}.',
-      selected: 'Wybrano {s}.', go_on: 'Bij dalej: {s}.',
-      must_capture: 'Bicie jest obowiązkowe: bić muszą zaznaczone pionki ({s}).',
-      outranked: 'Ten pionek nie może bić: pierwszeństwo ma bicie {b}.',
-      blocked: 'Ten pionek nie może się ruszyć.', not_your_piece: 'To pionek komputera.',
-      win: 'Wygrywasz!', loss: 'Wygrywa komputer.', draw: 'Remis.',
-      why_no_moves_win: 'Komputer nie ma już ruchu.', why_no_moves_loss: 'Nie masz już ruchu.',
-      why_no_progress: '{n} ruchów każdej strony bez bicia i bez ruchu pionka.',
-      why_repetition: 'Ta sama pozycja po raz trzeci.',
-      why_kings_against_king: 'Damki nie wygrały z samotną damką na czas.',
-      final_score: 'Wynik: {n} pkt', score: 'Wynik', draw_counter: 'Ruchy bez postępu', moves: 'Ruchy',
-      rules_in_force: 'Zasady: warcaby {v}',
-      level_set: 'Poziom {k}: {name}.', new_started: 'Nowa gra: {v}, poziom {name}.',
-      expired: 'Tamta gra wygasła: zaczęła się nowa.', offline: 'Brak połączenia z serwerem: {e}',
-      hint: 'Klawisze: strzałki po planszy, Enter lub spacja wybiera, 1–5 poziom, N nowa gra. Punkty: 10 za zbity pionek; wygrana dodaje 100 + 50 × poziom.',
-      r_you: 'Grasz jasnymi pionkami, na dole, i zaczynasz.',
-      r_men_forward: 'Pionki chodzą i biją tylko do przodu.', r_men_back: 'Pionki chodzą do przodu, a biją także do tyłu.',
-      r_men_not_kings: 'Pionek nigdy nie bije damki.', r_men_kings: 'Pionki mogą bić damki.',
-      r_kings_short: 'Damka chodzi o jedno pole, w każdą stronę.', r_kings_fly: 'Damka chodzi po całej przekątnej.',
-      r_mandatory: 'Bicie jest obowiązkowe.',
-      r_prio_italian: 'Pierwszeństwo: najwięcej bierek; potem bicie damką; potem najwięcej damek; potem damki zbite najwcześniej.',
-      r_prio_spanish: 'Pierwszeństwo: najwięcej bierek, potem najwięcej damek.',
-      r_prio_king_first: 'Pierwszeństwo: damka musi bić, jeśli może.',
-      r_prio_most_pieces: 'Pierwszeństwo: bicie największej liczby bierek.', r_prio_free: 'Można wybrać dowolne bicie.',
-      r_promo_ends: 'Pionek na ostatnim rzędzie zostaje damką i jego ruch się kończy.',
-      r_promo_continues: 'Pionek, który w trakcie bicia dojdzie do ostatniego rzędu, bije dalej jako damka.',
-      r_promo_at_end: 'Pionek zostaje damką tylko, gdy kończy ruch na ostatnim rzędzie; przechodząc przez niego w trakcie bicia, pozostaje pionkiem.',
-      r_no_progress: 'Remis po {n} ruchach każdej strony bez bicia i bez ruchu pionka.',
-      r_no_progress_czech: 'Remis po {n} ruchach każdej strony bez bicia i bez promocji.',
-      r_repetition: 'Remis przy trzecim powtórzeniu pozycji.',
-      r_kak: 'Trzy damki przeciw jednej muszą wygrać w {n} ruchach.',
-      r_numbers: 'Pola są nazwane tak, jak zapisują je gracze (warcaby {v}).',
-      play_friend: 'Graj ze znajomym', pass_play: 'Gra przy jednym urządzeniu',
-      invite: 'Wyślij ten link znajomemu: kto go otworzy, gra ciemnymi pionkami.', copy: 'Kopiuj link', copied: 'Link skopiowany.',
-      watch_link: 'Link dla widzów', friend_move: 'Ruch znajomego.', watching: 'Oglądasz tę grę.',
-      your_move_color: 'Twój ruch: grasz {c} pionkami.', to_move: 'Ruch: {c}.',
-      light: 'jasnymi', dark: 'ciemnymi', White: 'białe', Black: 'czarne',
-      side_wins: 'Wygrywają {c}.', friend_wins: 'Wygrywa twój znajomy.', why_no_moves_side: '{c} nie mają już ruchu.',
-      record: 'Twoje wyniki', record_line: 'gry: {g} · wygrane: {w} · remisy: {d} · przegrane: {l} · punkty: {s}',
-      record_level: '{name}: gry {g}, wygrane {w}, punkty {s}', friend_level: 'Ze znajomymi',
-      not_your_piece_friend: 'To pionek twojego znajomego.',
-      r_you_dark: 'Grasz ciemnymi pionkami, na dole; jasne zaczynają.',
-      r_you_both: 'Jasne pionki, na dole, zaczynają.',
-    },
-    it: {
-      title: 'dama', rules_select: 'Regole', level: 'Livello: {name}', new_game: 'Nuova partita',
-      board: 'Damiera', square: 'casella {n}, {what}', empty: 'vuota',
-      white_man: 'pedina bianca', white_king: 'dama bianca', black_man: 'pedina nera', black_king: 'dama nera',
-      levels: ['Principiante', 'Facile', 'Normale', 'Forte', 'Difficile'],
-      variants: { italian: 'Italiana', spanish: 'Spagnola', czech: 'Ceca', english: 'Inglese', russian: 'Russa', brazilian: 'Brasiliana' },
-      your_move: 'Tocca a te: hai i pezzi chiari.', thinking: 'Il computer sta pensando…',
-      computer_played: 'Il computer ha giocato {m}.', you_played: 'Hai giocato {m}.',
-      selected: '{s} selezionata.', go_on: 'Continua la presa: {s}.',
-      must_capture: 'La presa è obbligatoria: devono prendere i pezzi segnati ({s}).',
-      outranked: 'Questo pezzo non può prendere: ha la precedenza {b}.',
-      blocked: 'Questo pezzo non può muoversi.', not_your_piece: 'Quello è un pezzo del computer.',
-      win: 'Hai vinto!', loss: 'Vince il computer.', draw: 'Patta.',
-      why_no_moves_win: 'Il computer non ha più mosse.', why_no_moves_loss: 'Non hai più mosse.',
-      why_no_progress: '{n} mosse per parte senza prese né mosse di pedina.',
-      why_repetition: 'La stessa posizione per la terza volta.',
-      why_kings_against_king: 'Le dame non hanno vinto contro la dama sola in tempo.',
-      final_score: 'Punteggio: {n}', score: 'Punteggio', draw_counter: 'Mosse senza progresso', moves: 'Mosse',
-      rules_in_force: 'Regole in vigore: dama {v}',
-      level_set: 'Livello {k}: {name}.', new_started: 'Nuova partita: {v}, livello {name}.',
-      expired: 'Quella partita era scaduta: ne è iniziata una nuova.', offline: 'Il server non risponde: {e}',
-      hint: 'Tasti: frecce sulla damiera, Invio o Spazio seleziona, 1–5 il livello, N nuova partita. Punti: 10 per pezzo preso; la vittoria aggiunge 100 + 50 × livello.',
-      r_you: 'Hai i pezzi chiari, in basso, e muovi per primo.',
-      r_men_forward: 'Le pedine muovono e prendono solo in avanti.', r_men_back: 'Le pedine muovono in avanti e prendono anche all’indietro.',
-      r_men_not_kings: 'La pedina non può mai prendere la dama.', r_men_kings: 'Le pedine possono prendere le dame.',
-      r_kings_short: 'La dama muove di una casella, in ogni direzione.', r_kings_fly: 'La dama percorre l’intera diagonale.',
-      r_mandatory: 'La presa è obbligatoria.',
-      r_prio_italian: 'Precedenza: più pezzi; poi la presa con la dama; poi più dame; poi le dame incontrate prima.',
-      r_prio_spanish: 'Precedenza: più pezzi, poi più dame.',
-      r_prio_king_first: 'Precedenza: la dama deve prendere se può.',
-      r_prio_most_pieces: 'Precedenza: la presa del maggior numero di pezzi.', r_prio_free: 'Si può scegliere qualunque presa.',
-      r_promo_ends: 'La pedina che raggiunge l’ultima riga diventa dama e la mossa finisce.',
-      r_promo_continues: 'La pedina che raggiunge l’ultima riga durante una presa continua come dama.',
-      r_promo_at_end: 'La pedina diventa dama solo se la mossa finisce sull’ultima riga; se la attraversa durante una presa resta pedina.',
-      r_no_progress: 'Patta dopo {n} mosse per parte senza prese né mosse di pedina.',
-      r_no_progress_czech: 'Patta dopo {n} mosse per parte senza prese né promozioni.',
-      r_repetition: 'Patta alla terza ripetizione di una posizione.',
-      r_kak: 'Tre dame contro una devono vincere entro {n} mosse.',
-      r_numbers: 'Le caselle sono indicate come le scrivono i giocatori (dama {v}).',
-      play_friend: 'Gioca con un amico', pass_play: 'Due giocatori, un dispositivo',
-      invite: 'Manda questo link al tuo amico: chi lo apre gioca con i pezzi scuri.', copy: 'Copia il link', copied: 'Link copiato.',
-      watch_link: 'Link per gli spettatori', friend_move: 'Tocca al tuo amico.', watching: 'Stai guardando questa partita.',
-      your_move_color: 'Tocca a te: hai i pezzi {c}.', to_move: 'Muove il {c}.',
-      light: 'chiari', dark: 'scuri', White: 'Bianco', Black: 'Nero',
-      side_wins: 'Vince il {c}.', friend_wins: 'Vince il tuo amico.', why_no_moves_side: 'Il {c} non ha più mosse.',
-      record: 'I tuoi risultati', record_line: '{g} partite · {w} vinte · {d} patte · {l} perse · {s} punti',
-      record_level: '{name}: {g} partite, {w} vinte, {s} punti', friend_level: 'Con gli amici',
-      not_your_piece_friend: 'Quello è un pezzo del tuo amico.',
-      r_you_dark: 'Hai i pezzi scuri, in basso; muovono prima i chiari.',
-      r_you_both: 'I pezzi chiari, in basso, muovono per primi.',
-    },
-  };
+  // Texts (texts.js): English, Polish or Italian, chosen from the browser's languages.
 
   function pickLanguage() {
     const wanted = (navigator.languages && navigator.languages.length) ? navigator.languages : [navigator.language || 'en'];
@@ -210,6 +56,7 @@
     const q = new URLSearchParams(location.search);
     S.urlGame = q.get('game');
     S.seat = q.get('seat');
+    useSeat(S.seat);
   }
 
   const $ = (id) => document.getElementById(id);
@@ -226,32 +73,6 @@
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const reducedMotion = () => window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 
-  // ---------------------------------------------------------------------------------------
-  // The API.
-
-  class ApiError extends Error {
-    constructor(status, error) {
-      super(error && error.message ? error.message : 'HTTP ' + status);
-      this.status = status;
-      this.code = error && error.code;
-      this.reason = error && error.reason;
-    }
-  }
-
-  async function api(method, path, body) {
-    const init = { method, headers: {} };
-    if (S.seat) init.headers['x-dama-seat'] = S.seat;
-    if (body !== undefined) {
-      init.headers['content-type'] = 'application/json';
-      init.body = JSON.stringify(body);
-    }
-    const res = await fetch(path, init);
-    if (res.status === 204) return null;
-    let data = null;
-    try { data = await res.json(); } catch (e) { data = null; }
-    if (!res.ok) throw new ApiError(res.status, data && data.error);
-    return data;
-  }
 
   // ---------------------------------------------------------------------------------------
   // Geometry: engine squares 1..32 (Italian numbering) on the drawn board.
@@ -786,6 +607,7 @@
     unfollow();
     if (S.seat || S.urlGame) {
       S.seat = null;
+      useSeat(null);
       S.urlGame = null;
       history.replaceState(null, '', '/');
     }
