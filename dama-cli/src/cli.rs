@@ -101,8 +101,9 @@ moves print `computer <move>`; the end prints `result <1-0|0-1|1/2-1/2> score <p
     /// Serve the game in a web browser: a local web server and one page, the engine behind it.
     ///
     /// Tap or click a piece to see where it may go; the computer plays at five levels (keys
-    /// 1-5), in Italian or any other rule set dama knows. The page and its script are built
-    /// into the binary; nothing is downloaded. Stop the server with Ctrl-C.
+    /// 1-5), in Italian or any other rule set dama knows, or "Play a friend" sends a link to
+    /// another person. Games are kept in a database and survive a restart. The page and its
+    /// script are built into the binary; nothing is downloaded. Stop the server with Ctrl-C.
     #[command(after_help = "Examples:
   dama serve                          http://127.0.0.1:8080/
   dama serve --open                   and open it in the desktop's browser
@@ -122,10 +123,11 @@ The JSON API (under /api) is described by GET /api and in the README.")]
         /// Open the page in the desktop's browser (a failure is only a warning).
         #[arg(long)]
         open: bool,
-        /// The most games kept at once; a new game beyond that is refused (503).
+        /// The most games kept in memory at once; a new game beyond that, when none is idle,
+        /// is refused (503).
         #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
         max_games: u64,
-        /// Seconds after which an untouched game is forgotten.
+        /// Seconds after which an untouched game leaves memory (it stays in the database).
         #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..=604_800))]
         idle: u64,
         /// Searches run at the same time (each with a 16 MiB table); by default the number
