@@ -101,13 +101,16 @@ moves print `computer <move>`; the end prints `result <1-0|0-1|1/2-1/2> score <p
     /// Serve the game in a web browser: a local web server and one page, the engine behind it.
     ///
     /// Tap or click a piece to see where it may go; the computer plays at five levels (keys
-    /// 1-5), in Italian or any other rule set dama knows. The page and its script are built
-    /// into the binary; nothing is downloaded. Stop the server with Ctrl-C.
+    /// 1-5), in Italian or any other rule set dama knows, or "Play a friend" sends a link to
+    /// another person. Games are kept in a database and survive a restart. The page and its
+    /// script are built into the binary; nothing is downloaded. Stop the server with Ctrl-C.
     #[command(after_help = "Examples:
   dama serve                          http://127.0.0.1:8080/
   dama serve --open                   and open it in the desktop's browser
   dama serve --port 0                 any free port (the address is printed)
   dama serve --bind 0.0.0.0           reachable from other machines (a phone on the LAN)
+  dama serve --memory                 keep no games on disk
+  dama serve --trust-proxy            behind a reverse proxy (see docs/deploy.md)
 
 The JSON API (under /api) is described by GET /api and in the README.")]
     Serve {
@@ -120,16 +123,42 @@ The JSON API (under /api) is described by GET /api and in the README.")]
         /// Open the page in the desktop's browser (a failure is only a warning).
         #[arg(long)]
         open: bool,
-        /// The most games kept at once; a new game beyond that is refused (503).
+        /// The most games kept in memory at once; a new game beyond that, when none is idle,
+        /// is refused (503).
         #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
         max_games: u64,
-        /// Seconds after which an untouched game is forgotten.
+        /// Seconds after which an untouched game leaves memory (it stays in the database).
         #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..=604_800))]
         idle: u64,
         /// Searches run at the same time (each with a 16 MiB table); by default the number
         /// of processors, at most 8.
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
         searchers: Option<u64>,
+        /// The directory of the games' database (default: $DAMA_DATA_DIR, else
+        /// $XDG_DATA_HOME/dama, else ~/.local/share/dama).
+        #[arg(long, value_name = "DIR", conflicts_with = "memory")]
+        data: Option<std::path::PathBuf>,
+        /// Keep nothing on disk: games and records live in memory and end with the server.
+        #[arg(long)]
+        memory: bool,
+        /// Days a finished (or abandoned) game is kept in the database.
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=36_500))]
+        keep_days: u64,
+        /// The most connections open at once; more are closed at once.
+        #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        max_connections: u64,
+        /// Seconds a client has to send a request's headers (and, apart, its body).
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=30))]
+        request_timeout: u64,
+        /// New games a minute from one client address (0: no limit).
+        #[arg(long, default_value_t = 30)]
+        games_per_minute: u32,
+        /// Computer replies a minute to one client address (0: no limit).
+        #[arg(long, default_value_t = 600)]
+        replies_per_minute: u32,
+        /// Behind a reverse proxy: the client's address is the last one of X-Forwarded-For.
+        #[arg(long)]
+        trust_proxy: bool,
     },
     /// List the legal moves of a position, one per line.
     Moves {

@@ -23,6 +23,11 @@ impl Server {
     fn start(args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_dama"))
             .args(["serve", "--port", "0"])
+            .args(if args.contains(&"--data") {
+                &[][..]
+            } else {
+                &["--memory"][..]
+            })
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -667,6 +672,8 @@ fn the_page_and_its_files_are_served_from_the_binary() {
         ("/", "text/html", "<svg id=\"board\""),
         ("/app.js", "text/javascript", "aria-label"),
         ("/style.css", "text/css", "#board"),
+        ("/texts.js", "text/javascript", "Play a friend"),
+        ("/api.js", "text/javascript", "x-dama-seat"),
     ] {
         let mut stream = TcpStream::connect(&server.addr).unwrap();
         write!(
@@ -713,4 +720,45 @@ fn ctrl_c_stops_the_server_cleanly() {
     server.new_game(json!({}));
     let status = server.interrupt();
     assert!(status.success(), "{status}");
+}
+
+#[test]
+fn a_server_killed_mid_game_has_every_acknowledged_move_when_started_again() {
+    let dir = std::env::temp_dir().join(format!("dama-serve-kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = dir.to_str().unwrap();
+    let mut server = Server::start(&["--data", data]);
+    let game = server.new_game(json!({"level": "novice", "seed": 3}));
+    let path = game_path(&game, "");
+    let mut acknowledged = Value::Null;
+    for _ in 0..4 {
+        let (_, now) = server.call("GET", &path, None);
+        let first = squares(&now["movable"])[0];
+        let (_, t) = server.call(
+            "GET",
+            &game_path(&game, &format!("/targets?square={first}")),
+            None,
+        );
+        let mv = t["moves"][0]["hub"].as_str().unwrap().to_string();
+        let (status, played) = server.call(
+            "POST",
+            &game_path(&game, "/move"),
+            Some(json!({"move": mv})),
+        );
+        assert_eq!(status, 200, "{played}");
+        let (status, replied) = server.call("POST", &game_path(&game, "/reply"), None);
+        assert_eq!(status, 200, "{replied}");
+        acknowledged = replied["game"].clone();
+    }
+    // SIGKILL: no chance to flush anything.
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    let server = Server::start(&["--data", data]);
+    let (status, after) = server.call("GET", &path, None);
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(after["moves"], acknowledged["moves"]);
+    assert_eq!(after["fen"], acknowledged["fen"]);
+    assert_eq!(after["moves"].as_array().unwrap().len(), 8);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
 }

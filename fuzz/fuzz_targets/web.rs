@@ -34,6 +34,11 @@ fn server() -> &'static Mutex<Server> {
                 "20",
                 "--searchers",
                 "1",
+                "--memory",
+                "--games-per-minute",
+                "0",
+                "--replies-per-minute",
+                "0",
             ])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -61,18 +66,34 @@ fn server() -> &'static Mutex<Server> {
 
 /// One HTTP/1.1 request on a fresh connection: the status and the body.
 fn call(port: u16, method: &str, path: &str, body: &[u8]) -> (u16, Vec<u8>) {
+    call_with(port, method, path, "", body, false)
+}
+
+/// A request with `extra` header lines; a `stream` (Server-Sent Events, which never end) is
+/// read for a moment only.
+fn call_with(
+    port: u16,
+    method: &str,
+    path: &str,
+    extra: &str,
+    body: &[u8],
+    stream: bool,
+) -> (u16, Vec<u8>) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).expect("the server is up");
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let wait = if stream { 300 } else { 20_000 };
+    s.set_read_timeout(Some(Duration::from_millis(wait))).unwrap();
     let head = format!(
         "{method} {path} HTTP/1.1\r\nHost: fuzz\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n",
+         Content-Length: {}\r\nConnection: close\r\n{extra}\r\n",
         body.len()
     );
     s.write_all(head.as_bytes()).unwrap();
     s.write_all(body).unwrap();
     let mut answer = Vec::new();
-    s.read_to_end(&mut answer)
-        .expect("an answer before the timeout");
+    let read = s.read_to_end(&mut answer);
+    if !stream || !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+        read.expect("an answer before the timeout");
+    }
     let text = String::from_utf8_lossy(&answer);
     let status = text
         .split(' ')
@@ -111,7 +132,13 @@ fuzz_target!(|data: &[u8]| {
         Some(id) if which < 200 => id.clone(),
         _ => encode(&rest[..rest.len().min(12)]),
     };
-    let (method, path, body): (&str, String, &[u8]) = match pick % 9 {
+    let seat = format!("X-Dama-Seat: {}\r\n", encode(&rest[..rest.len().min(16)]));
+    let (extra, stream) = match pick % 13 {
+        11 => (seat.as_str(), false),
+        12 => ("Last-Event-ID: 1\r\n", true),
+        _ => ("", false),
+    };
+    let (method, path, body): (&str, String, &[u8]) = match pick % 13 {
         0 => ("POST", "/api/games".into(), rest),
         1 => ("GET", format!("/api/games/{id}"), b""),
         2 => (
@@ -128,9 +155,18 @@ fuzz_target!(|data: &[u8]| {
         5 => ("POST", format!("/api/games/{id}/reply"), rest),
         6 => ("POST", format!("/api/games/{id}/level"), rest),
         7 => ("DELETE", format!("/api/games/{id}"), b""),
+        9 => ("GET", "/api/me".into(), b""),
+        10 if which % 2 == 0 => ("GET", "/healthz".into(), b""),
+        10 => ("GET", "/metrics".into(), b""),
+        11 => ("POST", format!("/api/games/{id}/move"), rest),
+        12 => (
+            "GET",
+            format!("/api/games/{id}/events?after={}", encode(rest)),
+            b"",
+        ),
         _ => ("POST", format!("/api/{}", encode(rest)), rest),
     };
-    let (status, answer) = call(port, method, &path, body);
+    let (status, answer) = call_with(port, method, &path, extra, body, stream);
     assert!(
         status < 500 || status == 503,
         "{method} {path} {body:?}: status {status}, {}",
@@ -143,7 +179,13 @@ fuzz_target!(|data: &[u8]| {
             "{method} {path}: {status} without a JSON error: {json}"
         );
     }
-    if pick % 9 == 0 && status == 201 {
+    if stream && status == 200 {
+        // Each event a move: "id: N", "event: move", then its JSON.
+        for line in json.lines().filter_map(|l| l.strip_prefix("data: ")) {
+            assert!(line.starts_with('{'), "{path}: an event's data is not JSON: {line}");
+        }
+    }
+    if pick % 13 == 0 && status == 201 {
         // Keep the game for later inputs (its id is the first string of the answer).
         if let Some(id) = json.split('"').nth(3) {
             if server.games.len() >= 8 {

@@ -15,7 +15,8 @@ Playwright for Python; CHROMIUM names another executable) and checks on the way:
 - after every computer move, the tinted squares are its start and landing squares, and the
   screen-reader announcement names it;
 - the end shows the result and the score, which is recomputed here from the final board:
-  10 per enemy piece captured, plus 100 + 50 x 1 for a win at Novice.
+  10 per enemy piece captured, plus 100 + 50 x 1 for a win at Novice; the player's record
+  in the panel then counts one game with that score.
 The player's moves are chosen by `dama analyze` (depth 8) from the game's FEN and entered by
 clicks; where a unique path is completed at once the remaining landings are not clicked.
 Screenshots at 1280x800 and 390x844 (portrait phone) are written mid-game to
@@ -43,7 +44,7 @@ class Server:
 
     def __init__(self, binary):
         self.proc = subprocess.Popen(
-            [binary, "serve", "--port", "0"], stdout=subprocess.PIPE, text=True
+            [binary, "serve", "--port", "0", "--memory"], stdout=subprocess.PIPE, text=True
         )
         line = self.proc.stdout.readline()
         match = re.search(r"http://\S+/", line)
@@ -286,6 +287,10 @@ def main():
             wanted = {"player": "You win!", "computer": "The computer wins."}.get(
                 game["outcome"]["winner"], "Draw.")
             check(title == wanted, f"the end says {title!r} for {game['outcome']}")
+            # The player's record (the cookie's) counts the game, shown in the panel.
+            page.wait_for_selector('#record-total[data-games="1"]', state="attached")
+            recorded = page.get_attribute("#record-total", "data-score")
+            check(recorded == str(expected), f"the record's score {recorded}, expected {expected}")
             check(capture_seen, "no position let the test touch a piece kept still by a capture")
             check(not errors, f"errors in the page: {errors}")
             browser.close()

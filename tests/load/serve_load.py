@@ -1,8 +1,10 @@
 """Load run of `dama serve` (a benchmark, not a test): many simultaneous games on loopback.
 
-Usage: serve_load.py DAMA_BINARY [--games 200] [--moves 30] [--searchers N]
+Usage: serve_load.py DAMA_BINARY [--games 200] [--moves 30] [--searchers N] [--data DIR] [--keep]
 
-Starts `DAMA_BINARY serve --port 0` and plays GAMES games at once, one keep-alive HTTP/1.1
+Starts `DAMA_BINARY serve --port 0` (games in memory, or in the database in DIR with
+--data, where --keep leaves the games rather than deleting each at its end; no rate limits)
+and plays GAMES games at once, one keep-alive HTTP/1.1
 connection each (Python asyncio, no third-party package): half against Novice, half against
 Normal. A game asks for its position, the targets of one of its movable pieces, plays a
 random legal move by its path, asks for the computer's reply, and again, until the game ends
@@ -62,7 +64,7 @@ class Client:
             self.writer.close()
 
 
-async def play_one(host, port, level, moves, rng, times, counts):
+async def play_one(host, port, level, moves, rng, times, counts, keep=False):
     client = Client(host, port)
     await client.open()
 
@@ -91,7 +93,8 @@ async def play_one(host, port, level, moves, rng, times, counts):
                 break
             status, replied = await timed(f"reply {level}", "POST", f"/api/games/{gid}/reply")
             game = replied["game"]
-        await timed("delete", "DELETE", f"/api/games/{gid}")
+        if not keep:
+            await timed("delete", "DELETE", f"/api/games/{gid}")
         return game["turn"]
     finally:
         client.close()
@@ -110,7 +113,8 @@ async def run(args, pid, host, port):
     start = time.perf_counter()
     levels = ["novice" if i % 2 == 0 else "normal" for i in range(args.games)]
     results = await asyncio.gather(*(
-        play_one(host, port, lv, args.moves, random.Random(rng.random()), times, counts)
+        play_one(host, port, lv, args.moves, random.Random(rng.random()), times, counts,
+                 args.keep)
         for lv in levels))
     wall = time.perf_counter() - start
     stop.set()
@@ -125,8 +129,12 @@ def main():
     ap.add_argument("--moves", type=int, default=30)
     ap.add_argument("--searchers", type=int)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--data", help="the database's directory (default: in memory)")
+    ap.add_argument("--keep", action="store_true", help="leave the games in the database")
     args = ap.parse_args()
-    cmd = [args.binary, "serve", "--port", "0", "--max-games", str(max(1000, args.games))]
+    cmd = [args.binary, "serve", "--port", "0", "--max-games", str(max(1000, args.games)),
+           "--games-per-minute", "0", "--replies-per-minute", "0"]
+    cmd += ["--data", args.data] if args.data else ["--memory"]
     if args.searchers:
         cmd += ["--searchers", str(args.searchers)]
     server = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)

@@ -4,7 +4,9 @@ Usage: web_soak.py DAMA_BINARY [--requests 10000] [--seed 1]
 
 Starts `DAMA_BINARY serve --port 0 --max-games 50` and sends REQUESTS requests one after the
 other over a few keep-alive connections (standard library only). About half are the moves of
-real games against Novice (new game, targets, move, reply, and a game deleted now and then);
+real games against Novice (new game, targets, move, reply, and a game deleted now and then)
+and a few friend games (a seat's move, a spectator's refused with 403, the move read back
+from the event stream);
 the rest are bad: broken and oversized JSON, wrong types, unknown and malformed game ids,
 squares off the board, illegal moves, wrong methods and routes, raw garbage on a fresh
 socket, and more new games than the cap allows. Every answer must be a JSON body with a
@@ -40,10 +42,12 @@ class Soak:
         self.games = []  # live game ids
         self.sent = 0
 
-    def call(self, method, path, body=None, raw=None, expect=None):
+    def call(self, method, path, body=None, raw=None, expect=None, seat=None):
         """One request; `raw` bytes replace the JSON body. Checks the answer's shape."""
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         headers = {"Content-Type": "application/json"} if data is not None else {}
+        if seat is not None:
+            headers["X-Dama-Seat"] = seat
         self.sent += 1
         try:
             self.conn.request(method, path, body=data, headers=headers)
@@ -107,7 +111,41 @@ class Soak:
             gid, _ = self.games.pop(0)
             self.call("DELETE", f"/api/games/{gid}", expect=(200, 204, 404))
 
+    def friend_step(self):
+        """A friend game: a seat's move, a spectator's refused, the move pushed as an event."""
+        status, game = self.call("POST", "/api/games", {"opponent": "friend"}, expect=(201, 503))
+        if status != 201:
+            return
+        gid = game["id"]
+        white = game["white_url"].split("seat=")[1]
+        self.call("POST", f"/api/games/{gid}/move", {"move": "22-18"}, expect=(403,))
+        self.call("POST", f"/api/games/{gid}/move", {"move": "22-18"}, seat="0" * 32,
+                  expect=(403,))
+        status, _ = self.call("POST", f"/api/games/{gid}/move", {"move": "22-18"}, seat=white,
+                              expect=(200,))
+        if status == 200:
+            self.sent += 1
+            try:
+                with socket.create_connection((self.host, self.port), timeout=5) as s:
+                    s.sendall(f"GET /api/games/{gid}/events HTTP/1.1\r\nHost: x\r\n"
+                              "Last-Event-ID: 0\r\n\r\n".encode())
+                    got = b""
+                    while b"id: 1\n" not in got:
+                        chunk = s.recv(4096)
+                        if not chunk:
+                            break
+                        got += chunk
+                    if b"id: 1\n" not in got or b"text/event-stream" not in got:
+                        self.failures.append(f"events of {gid}: {got[:300]!r}")
+                    self.statuses["sse"] = self.statuses.get("sse", 0) + 1
+            except OSError as e:
+                self.failures.append(f"events of {gid}: {e}")
+        self.call("DELETE", f"/api/games/{gid}", seat=white, expect=(204,))
+
     def good_step(self):
+        if self.rng.random() < 0.03:
+            self.friend_step()
+            return
         if not self.games or self.rng.random() < 0.05:
             self.new_game()
             return
@@ -188,7 +226,9 @@ def main():
     ap.add_argument("--requests", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    server = subprocess.Popen([args.binary, "serve", "--port", "0", "--max-games", "50"],
+    server = subprocess.Popen([args.binary, "serve", "--port", "0", "--max-games", "50",
+                               "--memory", "--games-per-minute", "0",
+                               "--replies-per-minute", "0"],
                               stdout=subprocess.PIPE, text=True)
     try:
         url = re.search(r"http://([\d.]+):(\d+)/", server.stdout.readline())

@@ -150,14 +150,36 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             max_games,
             idle,
             searchers,
-        } => crate::serve::run(crate::serve::Options {
-            bind,
-            port,
+            data,
+            memory,
+            keep_days,
+            max_connections,
+            request_timeout,
+            games_per_minute,
+            replies_per_minute,
+            trust_proxy,
+        } => crate::serve::run(
+            crate::serve::Options {
+                bind,
+                port,
+                max_games: usize::try_from(max_games).unwrap_or(usize::MAX),
+                idle: std::time::Duration::from_secs(idle),
+                searchers: searchers.map_or_else(default_searchers, |n| n as usize),
+                data: if memory {
+                    None
+                } else {
+                    Some(data.map_or_else(crate::serve::default_data_dir, Ok)?)
+                },
+                keep: std::time::Duration::from_secs(keep_days * 24 * 3600),
+                max_connections: usize::try_from(max_connections).unwrap_or(usize::MAX),
+                header_timeout: std::time::Duration::from_secs(request_timeout),
+                body_timeout: std::time::Duration::from_secs(request_timeout),
+                games_per_minute,
+                replies_per_minute,
+                trust_proxy,
+            },
             open,
-            max_games: usize::try_from(max_games).unwrap_or(usize::MAX),
-            idle: std::time::Duration::from_secs(idle),
-            searchers: searchers.map_or_else(default_searchers, |n| n as usize),
-        }),
+        ),
         Command::Play {
             plain,
             level,

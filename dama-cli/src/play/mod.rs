@@ -3,7 +3,6 @@
 mod computer;
 mod config;
 mod layout;
-pub mod model;
 mod plain;
 mod tui;
 
@@ -13,6 +12,7 @@ use dama_search::Level;
 use crate::error::CliError;
 use crate::exit::Status;
 use computer::Computer;
+use dama_play as model;
 use model::Model;
 
 /// What `dama play` was asked.

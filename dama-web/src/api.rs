@@ -6,25 +6,46 @@
 //! | request | body | answer |
 //! | --- | --- | --- |
 //! | `GET /api` | | the variants with their rules, the levels, the limits |
-//! | `POST /api/games` | `{"variant"?, "level"?, "seed"?, "fen"?}` | 201, the new game |
+//! | `POST /api/games` | `{"variant"?, "level"?, "seed"?, "fen"?, "opponent"?}` | 201, the new game (and its seats' page addresses) |
 //! | `GET /api/games/{id}` | | the game |
+//! | `GET /api/games/{id}/events?after=N` | | Server-Sent Events: each move after the N-th |
 //! | `DELETE /api/games/{id}` | | 204 |
 //! | `GET /api/games/{id}/targets?square=N` | | the piece's moves, or the reason it has none |
 //! | `POST /api/games/{id}/move` | `{"path": [from, landing, ...]}` or `{"move": "22-18"}` | the game and the move played |
 //! | `POST /api/games/{id}/reply` | | the game after the computer's move, and that move |
 //! | `POST /api/games/{id}/level` | `{"level": "easy"}` or `{"level": 2}` | the game |
+//! | `GET /api/me` | | the player's record (the `dama_player` cookie) per level |
+//! | `GET /healthz` | | 200 while the server and its database answer |
+//! | `GET /metrics` | | counters in the Prometheus text format |
+//!
+//! `opponent` is `computer` (the default), `friend` or `pass`. A friend game answers with
+//! three page addresses: `white_url` (the creator's seat), `black_url` (the invitation) and
+//! `watch_url`; a pass-and-play game with `white_url` (one seat that plays both sides) and
+//! `watch_url`. A seat is its secret, sent as the `X-Dama-Seat` header (the page takes it
+//! from its address): a move or a selection without the seat of the side to move is refused
+//! with 403. Each committed move is pushed to `GET .../events`, with the number of moves so
+//! far as the event's id: a client that reconnects with `Last-Event-ID` (or `?after=N`)
+//! gets every move after that one, once.
+//!
+//! A change is answered only once it is committed to the database.
 //!
 //! Errors are JSON, `{"error": {"code", "message", "reason"?}}`, with a 4xx status naming
-//! the problem: 400 malformed request, 404 unknown game or route, 405 wrong method, 409 not
-//! the moment (the computer's turn, the game is over, the computer is thinking), 413 body
-//! too large, 422 an illegal move (with the rules' reason), 503 too many live games.
+//! the problem: 400 malformed request, 403 not this seat's move, 404 unknown game or route,
+//! 405 wrong method, 409 not the moment (the computer's turn, the game is over, the
+//! computer is thinking), 413 body too large, 422 an illegal move (with the rules' reason),
+//! 429 too many requests from one address (with `Retry-After`), 503 too many live games or
+//! the database refused a write.
 
+use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
-use axum::extract::{DefaultBodyLimit, Path, Query};
-use axum::http::{header, StatusCode};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Extension, Path, Query};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -32,21 +53,27 @@ use dama_rules::explain::Candidate;
 use dama_rules::notation::{self, fen};
 use dama_rules::{with_rules, Color, Error, Game, Illegal, Move};
 use dama_rules::{Position, Square, Variant};
-use dama_search::{ChaCha8Rng, Level, SeedableRng};
+use dama_search::Level;
+use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tokio::sync::watch;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use super::assets;
 use super::computer::{Computer, HARD_TIME};
+use super::db::Db;
 use super::error::{method_not_allowed, no_store, not_found, ApiError};
+use super::guard::{self, Limit, Player};
+use super::metrics::Metrics;
 use super::names;
-use super::store::{Entry, GameId, Shared, Store};
+use super::store::{side, Entry, GameId, Kind, Seat, Shared, Store};
 use super::views::{
     game_view, landing_path, last_computer_view, move_view, numbers, reason_view, rules_view,
-    GameView, MoveView, ReasonView, RulesView,
+    seat_url, GameView, MoveView, ReasonView, RulesView,
 };
 use super::Options;
-use crate::play::model::{piece_moves, Model};
+use dama_play::{piece_moves, Model};
 
 /// The largest request body accepted; every request of the API fits in a few hundred bytes.
 pub const BODY_LIMIT: usize = 4 * 1024;
@@ -57,14 +84,39 @@ pub struct State {
     pub store: Arc<Store>,
     /// The engines.
     pub computer: Computer,
+    /// The counters of `GET /metrics`.
+    pub metrics: Arc<Metrics>,
+    /// The per-address limit on new games.
+    pub new_games: Option<Limit>,
+    /// The per-address limit on computer replies.
+    pub replies: Option<Limit>,
+    /// Whether `X-Forwarded-For` names the client.
+    pub trust_proxy: bool,
+    /// Turns true when the server stops (the event streams end).
+    pub stopping: watch::Receiver<bool>,
+    /// How long a request body may take to arrive.
+    pub body_timeout: Duration,
 }
 
 impl State {
-    /// The state for `opts`.
-    pub fn new(opts: &Options) -> State {
+    /// The state for `opts`, over `db`, stopping when `stopping` turns true.
+    pub fn new(opts: &Options, db: Db, stopping: watch::Receiver<bool>) -> State {
+        let metrics = Arc::new(Metrics::default());
         State {
-            store: Arc::new(Store::new(opts.max_games, opts.idle)),
-            computer: Computer::new(opts.searchers),
+            store: Arc::new(Store::new(
+                opts.max_games,
+                opts.idle,
+                db,
+                opts.data.is_some(),
+                opts.keep,
+            )),
+            computer: Computer::new(opts.searchers, Arc::clone(&metrics)),
+            metrics,
+            new_games: Limit::new(opts.games_per_minute, "new games"),
+            replies: Limit::new(opts.replies_per_minute, "computer replies"),
+            trust_proxy: opts.trust_proxy,
+            stopping,
+            body_timeout: opts.body_timeout,
         }
     }
 }
@@ -73,9 +125,12 @@ type AxState = axum::extract::State<Arc<State>>;
 
 /// The routes: the page, its script and styles, and the API.
 pub fn router(state: Arc<State>) -> Router {
+    let [csp, nosniff, frames, referrer, opener] = guard::security_headers();
     Router::new()
         .route("/", get(assets::page))
         .route("/app.js", get(assets::script))
+        .route("/texts.js", get(assets::texts))
+        .route("/api.js", get(assets::client))
         .route("/style.css", get(assets::styles))
         .route("/api", get(info))
         .route("/api/games", post(new_game))
@@ -84,30 +139,28 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/games/{id}/move", post(play))
         .route("/api/games/{id}/reply", post(reply))
         .route("/api/games/{id}/level", post(set_level))
+        .route("/api/games/{id}/events", get(events))
+        .route("/api/me", get(me))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn(refuse_announced_large_bodies))
+        .layer(axum::middleware::from_fn(
+            guard::refuse_announced_large_bodies,
+        ))
+        .layer(axum::middleware::from_fn(guard::player_cookie))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&state),
+            guard::count_requests,
+        ))
+        .layer(RequestBodyTimeoutLayer::new(state.body_timeout))
+        .layer(csp)
+        .layer(nosniff)
+        .layer(frames)
+        .layer(referrer)
+        .layer(opener)
         .with_state(state)
-}
-
-/// Refuses a request whose announced length is over [`BODY_LIMIT`] before reading any of
-/// it (a body without a length is cut at the limit as it is read, by `DefaultBodyLimit`).
-async fn refuse_announced_large_bodies(
-    req: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    let announced = req
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    match announced {
-        Some(n) if n > BODY_LIMIT as u64 => {
-            ApiError::rejected(StatusCode::PAYLOAD_TOO_LARGE, String::new()).into_response()
-        }
-        _ => next.run(req).await,
-    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -188,8 +241,61 @@ fn game_id(path: Result<Path<String>, PathRejection>) -> Result<GameId, ApiError
     })
 }
 
-fn find(state: &State, id: GameId) -> Result<Shared, ApiError> {
-    state.store.get(id).ok_or_else(|| unknown_game(state, id))
+async fn find(state: &State, id: GameId) -> Result<Shared, ApiError> {
+    match state.store.get(id).await {
+        Ok(Some(game)) => Ok(game),
+        Ok(None) => Err(unknown_game(state, id)),
+        Err(err) => Err(ApiError::storage(&err)),
+    }
+}
+
+/// The seat secret a request carries (`X-Dama-Seat`).
+fn seat_secret(headers: &HeaderMap) -> Option<&str> {
+    headers.get("x-dama-seat").and_then(|v| v.to_str().ok())
+}
+
+/// What [`commit`] puts back when a write fails.
+struct Undo {
+    model: Model,
+    rng: dama_search::ChaCha8Rng,
+    players: [Option<String>; 2],
+}
+
+fn undo_point(entry: &Entry) -> Undo {
+    Undo {
+        model: entry.model.clone(),
+        rng: entry.rng.clone(),
+        players: entry.players.clone(),
+    }
+}
+
+/// Commits `entry`'s change (with the records of a game just ended) and tells the pages
+/// that follow it; when the database refuses, puts `before` back and answers 503.
+async fn commit(
+    state: &State,
+    id: GameId,
+    entry: &mut Entry,
+    before: Undo,
+) -> Result<(), ApiError> {
+    let credits = entry.credits();
+    match state.store.commit(id, entry, credits).await {
+        Ok(()) => {
+            if entry.model.outcome().is_some() {
+                entry.credited = true;
+            }
+            let ply = entry.model.game().moves().len();
+            entry
+                .changes
+                .send_if_modified(|n| std::mem::replace(n, ply) != ply);
+            Ok(())
+        }
+        Err(err) => {
+            entry.model = before.model;
+            entry.rng = before.rng;
+            entry.players = before.players;
+            Err(ApiError::storage(&err))
+        }
+    }
 }
 
 fn unknown_game(state: &State, id: GameId) -> ApiError {
@@ -197,14 +303,14 @@ fn unknown_game(state: &State, id: GameId) -> ApiError {
         StatusCode::NOT_FOUND,
         "unknown_game",
         format!(
-            "no game {id}: it never existed, was deleted, or expired after {} s idle",
-            state.store.idle().as_secs()
+            "no game {id}: it never existed, was deleted, or expired after {} s untouched",
+            state.store.keep().as_secs()
         ),
     )
 }
 
-/// Refuses when the player may not act on the game now.
-fn players_turn(entry: &Entry) -> Result<(), ApiError> {
+/// Refuses when the one holding `seat` may not act on the game now.
+fn players_turn(entry: &Entry, seat: Option<Seat>) -> Result<(), ApiError> {
     if entry.thinking {
         return Err(ApiError::conflict(
             "computer_thinking",
@@ -216,6 +322,21 @@ fn players_turn(entry: &Entry) -> Result<(), ApiError> {
             "game_over",
             format!("the game is over ({o}); start a new one"),
         ));
+    }
+    if entry.kind != Kind::Computer {
+        let mover = entry.model.game().position().turn();
+        return match seat {
+            None => Err(ApiError::forbidden(
+                "not_a_player",
+                "you are watching this game: only the players' links (with their seat's \
+                 secret in X-Dama-Seat) may move",
+            )),
+            Some(s) if !s.plays(mover) => Err(ApiError::conflict(
+                "not_your_turn",
+                format!("it is {}'s turn: wait for your friend's move", mover.name()),
+            )),
+            Some(_) => Ok(()),
+        };
     }
     if !entry.model.human_to_move() {
         return Err(ApiError::conflict(
@@ -253,6 +374,7 @@ struct Info {
     max_games: usize,
     live_games: usize,
     idle_seconds: u64,
+    keep_seconds: u64,
     hard_seconds: f64,
     body_limit: usize,
 }
@@ -277,18 +399,67 @@ async fn info(axum::extract::State(state): AxState) -> Response {
         max_games: state.store.cap(),
         live_games: state.store.len(),
         idle_seconds: state.store.idle().as_secs(),
+        keep_seconds: state.store.keep().as_secs(),
         hard_seconds: HARD_TIME.as_secs_f64(),
         body_limit: BODY_LIMIT,
     };
     ok(StatusCode::OK, info)
 }
 
+#[derive(Serialize)]
+struct Created {
+    #[serde(flatten)]
+    game: GameView,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    white_url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    black_url: Option<String>,
+}
+
+/// Counts a request from its client against `limit`.
+fn limited(
+    state: &State,
+    limit: Option<&Limit>,
+    headers: &HeaderMap,
+    peer: Option<&Extension<ConnectInfo<SocketAddr>>>,
+) -> Result<(), ApiError> {
+    let Some(limit) = limit else {
+        return Ok(());
+    };
+    let ip = guard::request_ip(state, headers, peer.map(|e| &e.0));
+    limit.check(ip).inspect_err(|_| {
+        state
+            .metrics
+            .rate_limited
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    })
+}
+
 async fn new_game(
     axum::extract::State(state): AxState,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    Extension(player): Extension<Player>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    limited(&state, state.new_games.as_ref(), &headers, peer.as_ref())?;
     let body = body?;
-    let fields = body_object(&body, &["variant", "level", "seed", "fen"])?;
+    let fields = body_object(&body, &["variant", "level", "seed", "fen", "opponent"])?;
+    let kind = match fields.get("opponent") {
+        None | Some(Value::Null) => Kind::Computer,
+        Some(Value::String(s)) if s == "computer" => Kind::Computer,
+        Some(Value::String(s)) if s == "friend" => Kind::Friend,
+        Some(Value::String(s)) if s == "pass" => Kind::Pass,
+        Some(v) => {
+            return Err(ApiError::bad(
+                "bad_opponent",
+                format!(
+                    "opponent {}: expected \"computer\", \"friend\" or \"pass\"",
+                    shown(v)
+                ),
+            ))
+        }
+    };
     let variant = match fields.get("variant") {
         None | Some(Value::Null) => Variant::Italian,
         Some(Value::String(s)) => s
@@ -324,11 +495,11 @@ async fn new_game(
             ))
         }
     };
-    let entry = Entry {
-        model: Model::new(variant, start, level),
-        rng: ChaCha8Rng::seed_from_u64(seed),
-        thinking: false,
+    let model = match kind {
+        Kind::Computer => Model::new(variant, start, level),
+        Kind::Friend | Kind::Pass => Model::friends(variant, start),
     };
+    let entry = Entry::new(model, kind, seed, Some(player.0));
     let (id, game) = state.store.insert(entry).map_err(|full| {
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -340,9 +511,29 @@ async fn new_game(
             ),
         )
     })?;
-    tracing::info!(%id, variant = variant.name(), level = level.name(), "new game");
     let entry = game.lock().await;
-    Ok(ok(StatusCode::CREATED, game_view(id, &entry, None)))
+    if let Err(err) = state.store.commit(id, &entry, Vec::new()).await {
+        drop(entry);
+        let _ = state.store.remove(id).await;
+        return Err(ApiError::storage(&err));
+    }
+    tracing::info!(%id, variant = variant.name(), level = level.name(), opponent = kind.name(), "new game");
+    let seat = match kind {
+        Kind::Computer => None,
+        Kind::Friend => Some(Seat::White),
+        Kind::Pass => Some(Seat::Both),
+    };
+    let (white_url, black_url) = match (&entry.secrets, kind) {
+        (Some([w, b]), Kind::Friend) => (Some(seat_url(id, Some(w))), Some(seat_url(id, Some(b)))),
+        (Some([w, _]), _) => (Some(seat_url(id, Some(w))), None),
+        _ => (None, None),
+    };
+    let created = Created {
+        game: game_view(id, &entry, None, seat),
+        white_url,
+        black_url,
+    };
+    Ok(ok(StatusCode::CREATED, created))
 }
 
 /// A start position given as FEN: the player has the light pieces, so White is to move.
@@ -363,20 +554,39 @@ fn start_position(text: &str) -> Result<Position, ApiError> {
 async fn show(
     axum::extract::State(state): AxState,
     path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let id = game_id(path)?;
-    let game = find(&state, id)?;
+    let game = find(&state, id).await?;
     let entry = game.lock().await;
     let last = last_computer_view(&entry);
-    Ok(ok(StatusCode::OK, game_view(id, &entry, last)))
+    let seat = entry.seat(seat_secret(&headers));
+    Ok(ok(StatusCode::OK, game_view(id, &entry, last, seat)))
 }
 
 async fn forget(
     axum::extract::State(state): AxState,
     path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let id = game_id(path)?;
-    if state.store.remove(id) {
+    let game = find(&state, id).await?;
+    {
+        let entry = game.lock().await;
+        if entry.kind != Kind::Computer && entry.seat(seat_secret(&headers)).is_none() {
+            return Err(ApiError::forbidden(
+                "not_a_player",
+                "only a player of this game (with a seat's secret in X-Dama-Seat) may delete it",
+            ));
+        }
+    }
+    drop(game);
+    if state
+        .store
+        .remove(id)
+        .await
+        .map_err(|e| ApiError::storage(&e))?
+    {
         tracing::info!(%id, "game deleted");
         Ok(StatusCode::NO_CONTENT.into_response())
     } else {
@@ -409,6 +619,7 @@ struct TargetsView {
 async fn targets(
     axum::extract::State(state): AxState,
     path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
     query: Result<Query<TargetsQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let id = game_id(path)?;
@@ -420,9 +631,9 @@ async fn targets(
         )
     })?;
     let sq = square_of(&Value::String(text))?;
-    let game = find(&state, id)?;
+    let game = find(&state, id).await?;
     let entry = game.lock().await;
-    players_turn(&entry)?;
+    players_turn(&entry, entry.seat(seat_secret(&headers)))?;
     let g = entry.model.game();
     let variant = g.variant();
     let view = match piece_moves(variant, g.position(), sq) {
@@ -551,14 +762,17 @@ fn move_of_text(game: &Game, text: &str) -> Result<Move, ApiError> {
 async fn play(
     axum::extract::State(state): AxState,
     path: Result<Path<String>, PathRejection>,
+    Extension(player): Extension<Player>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let id = game_id(path)?;
     let body = body?;
     let fields = body_object(&body, &["path", "move"])?;
-    let game = find(&state, id)?;
+    let game = find(&state, id).await?;
     let mut entry = game.lock().await;
-    players_turn(&entry)?;
+    let seat = entry.seat(seat_secret(&headers));
+    players_turn(&entry, seat)?;
     let g = entry.model.game();
     let m = match (fields.get("path"), fields.get("move")) {
         (Some(Value::Array(items)), None) => {
@@ -603,10 +817,16 @@ async fn play(
     let variant = g.variant();
     let before = *g.position();
     let landing = landing_path(variant, &before, m);
+    let undo = undo_point(&entry);
     entry
         .model
         .play_own(m)
         .map_err(|e| ApiError::illegal_text(e.to_string()))?;
+    // The first move from the invitation names the friend whose record the game counts in.
+    if seat == Some(Seat::Black) && entry.players[side(Color::Black)].is_none() {
+        entry.players[side(Color::Black)] = Some(player.0);
+    }
+    commit(&state, id, &mut entry, undo).await?;
     tracing::debug!(%id, mv = %m, "player moved");
     let played = move_view(variant, &before, m, &landing);
     let last = last_computer_view(&entry);
@@ -614,7 +834,7 @@ async fn play(
         StatusCode::OK,
         Played {
             played,
-            game: game_view(id, &entry, last),
+            game: game_view(id, &entry, last, seat),
         },
     ))
 }
@@ -622,11 +842,14 @@ async fn play(
 async fn reply(
     axum::extract::State(state): AxState,
     path: Result<Path<String>, PathRejection>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let id = game_id(path)?;
+    limited(&state, state.replies.as_ref(), &headers, peer.as_ref())?;
     body_object(&body?, &[])?;
-    let game = find(&state, id)?;
+    let game = find(&state, id).await?;
     // The search goes on (and its move is played) even when the client goes away.
     let task = tokio::spawn(computer_move(Arc::clone(&state), id, game));
     task.await
@@ -661,9 +884,12 @@ async fn computer_move(state: Arc<State>, id: GameId, game: Shared) -> Result<Re
             entry.rng.clone(),
         )
     };
+    let started = Instant::now();
     let result = state.computer.reply(snapshot.clone(), level, rng).await;
+    state.metrics.reply(started.elapsed());
     let mut entry = game.lock().await;
     entry.thinking = false;
+    let undo = undo_point(&entry);
     let reply = result
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
     entry.rng = reply.rng;
@@ -683,6 +909,7 @@ async fn computer_move(state: Arc<State>, id: GameId, game: Shared) -> Result<Re
             format!("the computer's move {m} was not legal: {e}"),
         )
     })?;
+    commit(&state, id, &mut entry, undo).await?;
     tracing::debug!(
         %id, mv = %m, level = level.name(), nodes = reply.nodes, depth = reply.depth,
         ms = reply.time.as_millis() as u64, "computer moved"
@@ -693,7 +920,7 @@ async fn computer_move(state: Arc<State>, id: GameId, game: Shared) -> Result<Re
         StatusCode::OK,
         Played {
             played,
-            game: game_view(id, &entry, last),
+            game: game_view(id, &entry, last, None),
         },
     ))
 }
@@ -701,6 +928,7 @@ async fn computer_move(state: Arc<State>, id: GameId, game: Shared) -> Result<Re
 async fn set_level(
     axum::extract::State(state): AxState,
     path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let id = game_id(path)?;
@@ -711,11 +939,220 @@ async fn set_level(
             "which level? send {\"level\": \"easy\"} or a number 1..5",
         )
     })?)?;
-    let game = find(&state, id)?;
+    let game = find(&state, id).await?;
     let mut entry = game.lock().await;
+    let undo = undo_point(&entry);
     entry.model.set_level(level);
+    commit(&state, id, &mut entry, undo).await?;
     let last = last_computer_view(&entry);
-    Ok(ok(StatusCode::OK, game_view(id, &entry, last)))
+    let seat = entry.seat(seat_secret(&headers));
+    Ok(ok(StatusCode::OK, game_view(id, &entry, last, seat)))
+}
+
+#[derive(Deserialize)]
+struct EventsQuery {
+    after: Option<String>,
+    seat: Option<String>,
+}
+
+/// Where a page following a game has got to.
+struct Follow {
+    id: GameId,
+    game: Shared,
+    changes: watch::Receiver<usize>,
+    stopping: watch::Receiver<bool>,
+    sent: usize,
+    seat: Option<String>,
+}
+
+async fn events(
+    axum::extract::State(state): AxState,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    query: Result<Query<EventsQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let id = game_id(path)?;
+    let Query(query) = query?;
+    let resume = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .or(query.after);
+    let sent = match resume {
+        None => 0,
+        Some(text) => text.trim().parse::<usize>().map_err(|_| {
+            ApiError::bad(
+                "bad_event_id",
+                format!(
+                    "event id {}: expected the number of moves already seen",
+                    dama_rules::quote(&text)
+                ),
+            )
+        })?,
+    };
+    let game = find(&state, id).await?;
+    let changes = game.lock().await.changes.subscribe();
+    let follow = Follow {
+        id,
+        game,
+        changes,
+        stopping: state.stopping.clone(),
+        sent,
+        seat: query
+            .seat
+            .or_else(|| seat_secret(&headers).map(str::to_string)),
+    };
+    let stream = futures_util::stream::unfold(follow, next_events)
+        .flat_map(|batch| futures_util::stream::iter(batch.into_iter().map(Ok::<_, Infallible>)));
+    let mut res = Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response();
+    // A reverse proxy must pass each event on at once.
+    res.headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+    res.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(res)
+}
+
+/// The events of the moves committed after those `f` has sent; waits for the next move,
+/// and ends when the server stops.
+async fn next_events(mut f: Follow) -> Option<(Vec<Event>, Follow)> {
+    loop {
+        if *f.stopping.borrow() {
+            return None;
+        }
+        let batch = {
+            let entry = f.game.lock().await;
+            let committed = (*f.changes.borrow_and_update()).min(entry.model.game().moves().len());
+            (committed > f.sent).then(|| {
+                let batch = move_events(f.id, &entry, f.sent, committed, f.seat.as_deref());
+                (batch, committed)
+            })
+        };
+        if let Some((batch, committed)) = batch {
+            f.sent = committed;
+            return Some((batch, f));
+        }
+        tokio::select! {
+            changed = f.changes.changed() => changed.ok()?,
+            _ = f.stopping.changed() => return None,
+        }
+    }
+}
+
+/// One event per move `from + 1 ..= to`: its id the number of moves after it, its data the
+/// move and, with the last one, the game as `secret`'s seat sees it.
+fn move_events(
+    id: GameId,
+    entry: &Entry,
+    from: usize,
+    to: usize,
+    secret: Option<&str>,
+) -> Vec<Event> {
+    let game = entry.model.game();
+    let variant = game.variant();
+    let mut pos = *game.start();
+    let mut out = Vec::with_capacity(to - from);
+    for (i, &m) in game.moves()[..to].iter().enumerate() {
+        let ply = i + 1;
+        if ply > from {
+            let played = move_view(variant, &pos, m, &landing_path(variant, &pos, m));
+            let view = (ply == to)
+                .then(|| game_view(id, entry, last_computer_view(entry), entry.seat(secret)));
+            let data = serde_json::json!({"ply": ply, "played": played, "game": view});
+            out.push(
+                Event::default()
+                    .id(ply.to_string())
+                    .event("move")
+                    .data(data.to_string()),
+            );
+        }
+        pos.play_unchecked(m);
+    }
+    out
+}
+
+#[derive(Serialize, Default)]
+struct RecordView {
+    level: String,
+    games: u64,
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    score: u64,
+}
+
+#[derive(Serialize)]
+struct MeView {
+    player: String,
+    levels: Vec<RecordView>,
+    total: RecordView,
+}
+
+async fn me(
+    axum::extract::State(state): AxState,
+    Extension(player): Extension<Player>,
+) -> Result<Response, ApiError> {
+    let who = player.0.clone();
+    let records = state
+        .store
+        .db()
+        .run(move |db| db.records(&who))
+        .await
+        .map_err(|e| ApiError::storage(&e))?;
+    let order = |level: &str| {
+        Level::ALL
+            .iter()
+            .position(|l| l.name() == level)
+            .unwrap_or(Level::ALL.len())
+    };
+    let mut levels: Vec<RecordView> = records
+        .into_iter()
+        .map(|r| RecordView {
+            level: r.level,
+            games: r.games,
+            wins: r.wins,
+            draws: r.draws,
+            losses: r.losses,
+            score: r.score,
+        })
+        .collect();
+    levels.sort_by_key(|r| order(&r.level));
+    let mut total = RecordView {
+        level: "all".into(),
+        ..RecordView::default()
+    };
+    for r in &levels {
+        total.games += r.games;
+        total.wins += r.wins;
+        total.draws += r.draws;
+        total.losses += r.losses;
+        total.score += r.score;
+    }
+    let view = MeView {
+        player: player.0,
+        levels,
+        total,
+    };
+    Ok(ok(StatusCode::OK, view))
+}
+
+async fn healthz(axum::extract::State(state): AxState) -> Result<Response, ApiError> {
+    state
+        .store
+        .db()
+        .run(|db| db.version())
+        .await
+        .map_err(|e| ApiError::storage(&e))?;
+    Ok(ok(StatusCode::OK, serde_json::json!({"status": "ok"})))
+}
+
+async fn metrics(axum::extract::State(state): AxState) -> Response {
+    let stored = state.store.db().run(|db| db.count()).await.ok();
+    let text = state.metrics.render(state.store.len(), stored);
+    let kind = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
+    ([(header::CONTENT_TYPE, kind)], no_store(), text).into_response()
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use dama_rules::{Position, Rules, Square, Variant};
 use serde::Serialize;
 
 use super::names;
-use super::store::{Entry, GameId};
+use super::store::{Entry, GameId, Kind, Seat};
 
 /// The rules in force, as flags the page puts into words.
 #[derive(Serialize)]
@@ -114,9 +114,11 @@ pub(super) struct OutcomeView {
     pub(super) message: String,
 }
 
-/// How the game ended, from the player's side (`human`).
-pub(super) fn outcome_view(outcome: Outcome, human: Color) -> OutcomeView {
+/// How the game ended, from the player's side (`human`); between friends the winner is
+/// named by colour.
+pub(super) fn outcome_view(outcome: Outcome, human: Color, kind: Kind) -> OutcomeView {
     let (winner, reason) = match outcome {
+        Outcome::Win(c) if kind != Kind::Computer => (Some(c.name()), "no_moves"),
         Outcome::Win(c) if c == human => (Some("player"), "no_moves"),
         Outcome::Win(_) => (Some("computer"), "no_moves"),
         Outcome::Draw(DrawReason::NoProgress { .. }) => (None, "no_progress"),
@@ -144,8 +146,23 @@ pub(super) struct GameView {
     pub(super) scored_level: &'static str,
     /// The 32 squares, engine square 1 first: `w` `b` men, `W` `B` kings, `e` empty.
     pub(super) board: String,
-    /// Whose turn: `player`, `computer` or `over`.
+    /// Whose turn: `player` (the one asking may move), `computer`, `opponent` (the other
+    /// seat of a friend game), `watching` (someone without a seat), or `over`.
     pub(super) turn: &'static str,
+    /// Who plays the other side: `computer`, `friend`, or `pass` (two people, one device).
+    pub(super) opponent: &'static str,
+    /// The seat of the one asking: `white`, `black`, `both` (pass and play), or none.
+    pub(super) seat: Option<&'static str>,
+    /// The side to move: `white` or `black`.
+    pub(super) to_move: &'static str,
+    /// The number of moves played (the id of the last event pushed).
+    pub(super) ply: usize,
+    /// Each side's points (friend games).
+    pub(super) scores: Option<Scores>,
+    /// The page address that invites the friend (for White's seat).
+    pub(super) invite_url: Option<String>,
+    /// The page address for spectators.
+    pub(super) watch_url: Option<String>,
     pub(super) player: &'static str,
     pub(super) thinking: bool,
     /// The player's pieces that have a move (when it is the player's turn).
@@ -158,8 +175,20 @@ pub(super) struct GameView {
     pub(super) fen: String,
 }
 
-/// Game `id` as the page sees it, with `last`, the computer's last move, if wanted.
-pub(super) fn game_view(id: GameId, entry: &Entry, last: Option<MoveView>) -> GameView {
+/// Each side's points.
+#[derive(Serialize)]
+pub(super) struct Scores {
+    pub(super) white: u32,
+    pub(super) black: u32,
+}
+
+/// Game `id` as the one holding `seat` sees it, with `last`, the computer's last move.
+pub(super) fn game_view(
+    id: GameId,
+    entry: &Entry,
+    last: Option<MoveView>,
+    seat: Option<Seat>,
+) -> GameView {
     let model = &entry.model;
     let game = model.game();
     let variant = game.variant();
@@ -168,14 +197,35 @@ pub(super) fn game_view(id: GameId, entry: &Entry, last: Option<MoveView>) -> Ga
         .iter()
         .map(|&sq| pos.piece_at(sq).map_or('e', |p| p.hub_char()))
         .collect();
+    let mover = pos.turn();
     let turn = if model.outcome().is_some() {
         "over"
-    } else if model.human_to_move() {
-        "player"
+    } else if entry.kind == Kind::Computer {
+        if model.human_to_move() {
+            "player"
+        } else {
+            "computer"
+        }
     } else {
-        "computer"
+        match seat {
+            Some(s) if s.plays(mover) => "player",
+            Some(_) => "opponent",
+            None => "watching",
+        }
     };
-    let movable = if model.human_to_move() {
+    let friendly = entry.kind != Kind::Computer;
+    let (invite_url, watch_url) = match (&entry.secrets, seat) {
+        (Some([_, black]), Some(Seat::White)) if entry.kind == Kind::Friend => {
+            (Some(seat_url(id, Some(black))), Some(seat_url(id, None)))
+        }
+        (Some(_), Some(_)) => (None, Some(seat_url(id, None))),
+        _ => (None, None),
+    };
+    let score = match seat {
+        Some(Seat::Black) => model.score_of(Color::Black),
+        _ => model.score(),
+    };
+    let movable = if turn == "player" {
         let mut from: Vec<u8> = game
             .legal_moves()
             .iter()
@@ -198,15 +248,39 @@ pub(super) fn game_view(id: GameId, entry: &Entry, last: Option<MoveView>) -> Ga
         scored_level: model.scored_level().name(),
         board,
         turn,
-        player: model.human().name(),
+        player: match seat {
+            Some(Seat::Black) => "black",
+            Some(Seat::Both) => mover.name(),
+            _ => model.human().name(),
+        },
+        opponent: entry.kind.name(),
+        seat: seat.map(Seat::name),
+        to_move: mover.name(),
+        ply: game.moves().len(),
+        scores: friendly.then(|| Scores {
+            white: model.score_of(Color::White),
+            black: model.score_of(Color::Black),
+        }),
+        invite_url,
+        watch_url,
         thinking: entry.thinking,
         movable,
         moves: move_texts(game),
         last_computer_move: last,
-        outcome: model.outcome().map(|o| outcome_view(o, model.human())),
-        score: model.score(),
+        outcome: model
+            .outcome()
+            .map(|o| outcome_view(o, model.human(), entry.kind)),
+        score,
         quiet_plies: game.quiet_plies(),
         fen: fen::write(pos),
+    }
+}
+
+/// The page address of game `id` for the seat with `secret` (none: to watch).
+pub(super) fn seat_url(id: GameId, secret: Option<&str>) -> String {
+    match secret {
+        Some(s) => format!("/?game={id}&seat={s}"),
+        None => format!("/?game={id}"),
     }
 }
 

@@ -6,12 +6,14 @@
 //! free engine. Engines are made on first need, so an idle server holds no table.
 
 use std::sync::atomic::Ordering;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use dama_rules::{Game, Move};
 use dama_search::{ChaCha8Rng, Engine, Level, Limits, Signals};
 use tokio::sync::Semaphore;
+
+use crate::metrics::Metrics;
 
 /// Table size of each engine, in MiB.
 const HASH_MIB: usize = 16;
@@ -47,16 +49,19 @@ pub struct Computer {
     engines: Mutex<Vec<Engine>>,
     free: Semaphore,
     signals: Signals,
+    metrics: Arc<Metrics>,
 }
 
 impl Computer {
-    /// At most `count` engines (at least one), searching at the same time.
-    pub fn new(count: usize) -> Computer {
+    /// At most `count` engines (at least one), searching at the same time, counted in
+    /// `metrics`.
+    pub fn new(count: usize, metrics: Arc<Metrics>) -> Computer {
         let count = count.max(1);
         Computer {
             engines: Mutex::new(Vec::with_capacity(count)),
             free: Semaphore::new(count),
             signals: Signals::default(),
+            metrics,
         }
     }
 
@@ -70,11 +75,18 @@ impl Computer {
         level: Level,
         mut rng: ChaCha8Rng,
     ) -> Result<Reply, SearchError> {
-        let _permit = self
-            .free
-            .acquire()
-            .await
-            .map_err(|e| SearchError::Failed(e.to_string()))?;
+        self.metrics
+            .searches_waiting
+            .fetch_add(1, Ordering::Relaxed);
+        let permit = self.free.acquire().await;
+        self.metrics
+            .searches_waiting
+            .fetch_sub(1, Ordering::Relaxed);
+        let _permit = permit.map_err(|e| SearchError::Failed(e.to_string()))?;
+        self.metrics
+            .searches_running
+            .fetch_add(1, Ordering::Relaxed);
+        let _running = Running(&self.metrics);
         // With a permit, an engine is free or fewer than `count` exist.
         let free = self
             .engines
@@ -118,6 +130,15 @@ impl Computer {
     }
 }
 
+/// Counts a search as running while alive.
+struct Running<'a>(&'a Metrics);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.searches_running.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,7 +146,7 @@ mod tests {
 
     #[tokio::test]
     async fn more_searches_than_engines_all_get_a_move() {
-        let computer = std::sync::Arc::new(Computer::new(1));
+        let computer = std::sync::Arc::new(Computer::new(1, Arc::default()));
         let mut tasks = Vec::new();
         for seed in 0..3 {
             let c = std::sync::Arc::clone(&computer);

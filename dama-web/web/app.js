@@ -1,133 +1,12 @@
 // dama serve: the page's script. The server owns the rules and the games; this script draws
 // the board, turns taps, clicks and keys into API calls, and animates what the server says.
-'use strict';
+// An ES module (no build step): the texts are in texts.js, the API client in api.js.
+import { TEXTS } from '/texts.js';
+import { api, ApiError, useSeat } from '/api.js';
 
 (() => {
   // ---------------------------------------------------------------------------------------
-  // Texts: English, Polish and Italian, chosen from the browser's languages.
-
-  const TEXTS = {
-    en: {
-      title: 'dama', rules_select: 'Rules', level: 'Level: {name}', new_game: 'New game',
-      board: 'Board', square: 'square {n}, {what}', empty: 'empty',
-      white_man: 'white man', white_king: 'white king', black_man: 'black man', black_king: 'black king',
-      levels: ['Novice', 'Easy', 'Normal', 'Strong', 'Hard'],
-      variants: { italian: 'Italian', spanish: 'Spanish', czech: 'Czech', english: 'English', russian: 'Russian', brazilian: 'Brazilian' },
-      your_move: 'Your move: you have the light pieces.', thinking: 'The computer is thinking…',
-      computer_played: 'The computer played {m}.', you_played: 'You played {m}.',
-      selected: '{s} selected.', go_on: 'Go on capturing: {s}.',
-      must_capture: 'A capture is compulsory: the marked pieces must capture ({s}).',
-      outranked: 'This piece may not capture: {b} has priority.',
-      blocked: 'This piece cannot move.', not_your_piece: 'That is the computer’s piece.',
-      win: 'You win!', loss: 'The computer wins.', draw: 'Draw.',
-      why_no_moves_win: 'The computer has no move left.', why_no_moves_loss: 'You have no move left.',
-      why_no_progress: '{n} moves each without a capture or a man move.',
-      why_repetition: 'The same position for the third time.',
-      why_kings_against_king: 'The kings did not win against the lone king in time.',
-      final_score: 'Score: {n}', score: 'Score', draw_counter: 'Moves without progress', moves: 'Moves',
-      rules_in_force: 'Rules in force: {v} draughts',
-      level_set: 'Level {k}: {name}.', new_started: 'New game: {v}, level {name}.',
-      expired: 'That game had expired: a new one has started.', offline: 'The server cannot be reached: {e}',
-      hint: 'Keys: arrows move on the board, Enter or Space selects, 1–5 set the level, N starts a new game. Score: 10 per piece captured; a win adds 100 + 50 × level.',
-      r_you: 'You play the light pieces, at the bottom, and move first.',
-      r_men_forward: 'Men move and capture forward only.', r_men_back: 'Men move forward and capture backwards too.',
-      r_men_not_kings: 'A man may never capture a king.', r_men_kings: 'Men may capture kings.',
-      r_kings_short: 'Kings move one square, in every direction.', r_kings_fly: 'Kings fly along whole diagonals.',
-      r_mandatory: 'Capturing is compulsory.',
-      r_prio_italian: 'Priority: most pieces; then a capture by a king; then most kings; then the kings met earliest.',
-      r_prio_spanish: 'Priority: most pieces, then most kings.',
-      r_prio_king_first: 'Priority: a king must capture when a king can.',
-      r_prio_most_pieces: 'Priority: the capture of most pieces.', r_prio_free: 'Any capture may be chosen.',
-      r_promo_ends: 'A man reaching the far row becomes a king and its move ends.',
-      r_promo_continues: 'A man reaching the far row mid-capture goes on as a king.',
-      r_promo_at_end: 'A man is crowned only if its move ends on the far row; passing it mid-capture, it stays a man.',
-      r_no_progress: 'Draw after {n} moves each without a capture or a man move.',
-      r_no_progress_czech: 'Draw after {n} moves each without a capture or a promotion.',
-      r_repetition: 'Draw at the third repetition of a position.',
-      r_kak: 'Three kings against one must win within {n} moves.',
-      r_numbers: 'Squares are named as {v} players write them.',
-    },
-    pl: {
-      title: 'dama', rules_select: 'Zasady', level: 'Poziom: {name}', new_game: 'Nowa gra',
-      board: 'Plansza', square: 'pole {n}, {what}', empty: 'puste',
-      white_man: 'biały pionek', white_king: 'biała damka', black_man: 'czarny pionek', black_king: 'czarna damka',
-      levels: ['Nowicjusz', 'Łatwy', 'Normalny', 'Silny', 'Trudny'],
-      variants: { italian: 'Włoskie', spanish: 'Hiszpańskie', czech: 'Czeskie', english: 'Angielskie', russian: 'Rosyjskie', brazilian: 'Brazylijskie' },
-      your_move: 'Twój ruch: grasz jasnymi pionkami.', thinking: 'Komputer myśli…',
-      computer_played: 'Komputer zagrał {m}.', you_played: 'Twój ruch: {m}.',
-      selected: 'Wybrano {s}.', go_on: 'Bij dalej: {s}.',
-      must_capture: 'Bicie jest obowiązkowe: bić muszą zaznaczone pionki ({s}).',
-      outranked: 'Ten pionek nie może bić: pierwszeństwo ma bicie {b}.',
-      blocked: 'Ten pionek nie może się ruszyć.', not_your_piece: 'To pionek komputera.',
-      win: 'Wygrywasz!', loss: 'Wygrywa komputer.', draw: 'Remis.',
-      why_no_moves_win: 'Komputer nie ma już ruchu.', why_no_moves_loss: 'Nie masz już ruchu.',
-      why_no_progress: '{n} ruchów każdej strony bez bicia i bez ruchu pionka.',
-      why_repetition: 'Ta sama pozycja po raz trzeci.',
-      why_kings_against_king: 'Damki nie wygrały z samotną damką na czas.',
-      final_score: 'Wynik: {n} pkt', score: 'Wynik', draw_counter: 'Ruchy bez postępu', moves: 'Ruchy',
-      rules_in_force: 'Zasady: warcaby {v}',
-      level_set: 'Poziom {k}: {name}.', new_started: 'Nowa gra: {v}, poziom {name}.',
-      expired: 'Tamta gra wygasła: zaczęła się nowa.', offline: 'Brak połączenia z serwerem: {e}',
-      hint: 'Klawisze: strzałki po planszy, Enter lub spacja wybiera, 1–5 poziom, N nowa gra. Punkty: 10 za zbity pionek; wygrana dodaje 100 + 50 × poziom.',
-      r_you: 'Grasz jasnymi pionkami, na dole, i zaczynasz.',
-      r_men_forward: 'Pionki chodzą i biją tylko do przodu.', r_men_back: 'Pionki chodzą do przodu, a biją także do tyłu.',
-      r_men_not_kings: 'Pionek nigdy nie bije damki.', r_men_kings: 'Pionki mogą bić damki.',
-      r_kings_short: 'Damka chodzi o jedno pole, w każdą stronę.', r_kings_fly: 'Damka chodzi po całej przekątnej.',
-      r_mandatory: 'Bicie jest obowiązkowe.',
-      r_prio_italian: 'Pierwszeństwo: najwięcej bierek; potem bicie damką; potem najwięcej damek; potem damki zbite najwcześniej.',
-      r_prio_spanish: 'Pierwszeństwo: najwięcej bierek, potem najwięcej damek.',
-      r_prio_king_first: 'Pierwszeństwo: damka musi bić, jeśli może.',
-      r_prio_most_pieces: 'Pierwszeństwo: bicie największej liczby bierek.', r_prio_free: 'Można wybrać dowolne bicie.',
-      r_promo_ends: 'Pionek na ostatnim rzędzie zostaje damką i jego ruch się kończy.',
-      r_promo_continues: 'Pionek, który w trakcie bicia dojdzie do ostatniego rzędu, bije dalej jako damka.',
-      r_promo_at_end: 'Pionek zostaje damką tylko, gdy kończy ruch na ostatnim rzędzie; przechodząc przez niego w trakcie bicia, pozostaje pionkiem.',
-      r_no_progress: 'Remis po {n} ruchach każdej strony bez bicia i bez ruchu pionka.',
-      r_no_progress_czech: 'Remis po {n} ruchach każdej strony bez bicia i bez promocji.',
-      r_repetition: 'Remis przy trzecim powtórzeniu pozycji.',
-      r_kak: 'Trzy damki przeciw jednej muszą wygrać w {n} ruchach.',
-      r_numbers: 'Pola są nazwane tak, jak zapisują je gracze (warcaby {v}).',
-    },
-    it: {
-      title: 'dama', rules_select: 'Regole', level: 'Livello: {name}', new_game: 'Nuova partita',
-      board: 'Damiera', square: 'casella {n}, {what}', empty: 'vuota',
-      white_man: 'pedina bianca', white_king: 'dama bianca', black_man: 'pedina nera', black_king: 'dama nera',
-      levels: ['Principiante', 'Facile', 'Normale', 'Forte', 'Difficile'],
-      variants: { italian: 'Italiana', spanish: 'Spagnola', czech: 'Ceca', english: 'Inglese', russian: 'Russa', brazilian: 'Brasiliana' },
-      your_move: 'Tocca a te: hai i pezzi chiari.', thinking: 'Il computer sta pensando…',
-      computer_played: 'Il computer ha giocato {m}.', you_played: 'Hai giocato {m}.',
-      selected: '{s} selezionata.', go_on: 'Continua la presa: {s}.',
-      must_capture: 'La presa è obbligatoria: devono prendere i pezzi segnati ({s}).',
-      outranked: 'Questo pezzo non può prendere: ha la precedenza {b}.',
-      blocked: 'Questo pezzo non può muoversi.', not_your_piece: 'Quello è un pezzo del computer.',
-      win: 'Hai vinto!', loss: 'Vince il computer.', draw: 'Patta.',
-      why_no_moves_win: 'Il computer non ha più mosse.', why_no_moves_loss: 'Non hai più mosse.',
-      why_no_progress: '{n} mosse per parte senza prese né mosse di pedina.',
-      why_repetition: 'La stessa posizione per la terza volta.',
-      why_kings_against_king: 'Le dame non hanno vinto contro la dama sola in tempo.',
-      final_score: 'Punteggio: {n}', score: 'Punteggio', draw_counter: 'Mosse senza progresso', moves: 'Mosse',
-      rules_in_force: 'Regole in vigore: dama {v}',
-      level_set: 'Livello {k}: {name}.', new_started: 'Nuova partita: {v}, livello {name}.',
-      expired: 'Quella partita era scaduta: ne è iniziata una nuova.', offline: 'Il server non risponde: {e}',
-      hint: 'Tasti: frecce sulla damiera, Invio o Spazio seleziona, 1–5 il livello, N nuova partita. Punti: 10 per pezzo preso; la vittoria aggiunge 100 + 50 × livello.',
-      r_you: 'Hai i pezzi chiari, in basso, e muovi per primo.',
-      r_men_forward: 'Le pedine muovono e prendono solo in avanti.', r_men_back: 'Le pedine muovono in avanti e prendono anche all’indietro.',
-      r_men_not_kings: 'La pedina non può mai prendere la dama.', r_men_kings: 'Le pedine possono prendere le dame.',
-      r_kings_short: 'La dama muove di una casella, in ogni direzione.', r_kings_fly: 'La dama percorre l’intera diagonale.',
-      r_mandatory: 'La presa è obbligatoria.',
-      r_prio_italian: 'Precedenza: più pezzi; poi la presa con la dama; poi più dame; poi le dame incontrate prima.',
-      r_prio_spanish: 'Precedenza: più pezzi, poi più dame.',
-      r_prio_king_first: 'Precedenza: la dama deve prendere se può.',
-      r_prio_most_pieces: 'Precedenza: la presa del maggior numero di pezzi.', r_prio_free: 'Si può scegliere qualunque presa.',
-      r_promo_ends: 'La pedina che raggiunge l’ultima riga diventa dama e la mossa finisce.',
-      r_promo_continues: 'La pedina che raggiunge l’ultima riga durante una presa continua come dama.',
-      r_promo_at_end: 'La pedina diventa dama solo se la mossa finisce sull’ultima riga; se la attraversa durante una presa resta pedina.',
-      r_no_progress: 'Patta dopo {n} mosse per parte senza prese né mosse di pedina.',
-      r_no_progress_czech: 'Patta dopo {n} mosse per parte senza prese né promozioni.',
-      r_repetition: 'Patta alla terza ripetizione di una posizione.',
-      r_kak: 'Tre dame contro una devono vincere entro {n} mosse.',
-      r_numbers: 'Le caselle sono indicate come le scrivono i giocatori (dama {v}).',
-    },
-  };
+  // Texts (texts.js): English, Polish or Italian, chosen from the browser's languages.
 
   function pickLanguage() {
     const wanted = (navigator.languages && navigator.languages.length) ? navigator.languages : [navigator.language || 'en'];
@@ -169,7 +48,16 @@
     focus: 22,
     pieceEls: new Map(),
     drawnVariant: null,
+    seat: null,          // the seat's secret from the address (friend and pass games)
+    events: null,        // the EventSource following a friend game
   };
+
+  {
+    const q = new URLSearchParams(location.search);
+    S.urlGame = q.get('game');
+    S.seat = q.get('seat');
+    useSeat(S.seat);
+  }
 
   const $ = (id) => document.getElementById(id);
   const SVG = 'http://www.w3.org/2000/svg';
@@ -185,53 +73,42 @@
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const reducedMotion = () => window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 
-  // ---------------------------------------------------------------------------------------
-  // The API.
-
-  class ApiError extends Error {
-    constructor(status, error) {
-      super(error && error.message ? error.message : 'HTTP ' + status);
-      this.status = status;
-      this.code = error && error.code;
-      this.reason = error && error.reason;
-    }
-  }
-
-  async function api(method, path, body) {
-    const init = { method, headers: {} };
-    if (body !== undefined) {
-      init.headers['content-type'] = 'application/json';
-      init.body = JSON.stringify(body);
-    }
-    const res = await fetch(path, init);
-    if (res.status === 204) return null;
-    let data = null;
-    try { data = await res.json(); } catch (e) { data = null; }
-    if (!res.ok) throw new ApiError(res.status, data && data.error);
-    return data;
-  }
 
   // ---------------------------------------------------------------------------------------
   // Geometry: engine squares 1..32 (Italian numbering) on the drawn board.
+
+  /// The dark pieces' seat sees the board turned round, its own pieces at the bottom.
+  const flipped = () => !!(S.game && S.game.seat === 'black');
 
   function coords(sq) {
     const i = sq - 1;
     const row = Math.floor(i / 4);
     const col = 2 * (i % 4) + (row & 1);
-    const shown = S.game && S.game.mirrored ? 7 - col : col;
-    return { row, col: shown, x: shown * CELL, y: row * CELL };
+    let shown = S.game && S.game.mirrored ? 7 - col : col;
+    let shownRow = row;
+    if (flipped()) {
+      shown = 7 - shown;
+      shownRow = 7 - row;
+    }
+    return { row: shownRow, col: shown, x: shown * CELL, y: shownRow * CELL };
   }
 
-  function squareAt(row, shownCol) {
-    if (row < 0 || row > 7 || shownCol < 0 || shownCol > 7) return null;
-    const col = S.game && S.game.mirrored ? 7 - shownCol : shownCol;
+  function squareAt(shownRow, shownCol) {
+    if (shownRow < 0 || shownRow > 7 || shownCol < 0 || shownCol > 7) return null;
+    const row = flipped() ? 7 - shownRow : shownRow;
+    const seen = flipped() ? 7 - shownCol : shownCol;
+    const col = S.game && S.game.mirrored ? 7 - seen : seen;
     if ((row + col) % 2 !== 0) return null;
     return row * 4 + Math.floor(col / 2) + 1;
   }
 
   const nameOf = (sq) => (S.game ? S.game.names[sq - 1] : String(sq));
   const pieceOn = (sq) => (S.game ? S.game.board[sq - 1] : 'e');
-  const isOwn = (sq) => pieceOn(sq) === 'w' || pieceOn(sq) === 'W';
+  /// Whether a piece of the side the page plays is on `sq` (between friends: the seat's).
+  const isOwn = (sq) => {
+    const p = pieceOn(sq);
+    return S.game && S.game.player === 'black' ? p === 'b' || p === 'B' : p === 'w' || p === 'W';
+  };
 
   function describe(sq) {
     const what = { e: t('empty'), w: t('white_man'), W: t('white_king'), b: t('black_man'), B: t('black_king') }[pieceOn(sq)] || t('empty');
@@ -261,7 +138,7 @@
         label.textContent = nameOf(sq);
       }
     }
-    S.drawnVariant = S.game.variant;
+    S.drawnVariant = S.game.variant + (flipped() ? ':turned' : '');
   }
 
   function drawPieces() {
@@ -341,7 +218,7 @@
   function render() {
     const g = S.game;
     if (!g) return;
-    if (S.drawnVariant !== g.variant) drawBoard();
+    if (S.drawnVariant !== g.variant + (flipped() ? ':turned' : '')) drawBoard();
     drawPieces();
     drawMarks();
     labelSquares();
@@ -361,12 +238,42 @@
     drawEnd();
     document.body.dataset.turn = g.turn;
     document.body.dataset.gameId = g.id;
+    document.body.dataset.opponent = g.opponent;
+    document.body.dataset.ply = String(g.ply);
+    drawInvite();
+  }
+
+  const colorName = (c) => t(c === 'white' ? 'White' : 'Black');
+
+  /// The invitation and the spectators' link, for the creator of a friend game.
+  function drawInvite() {
+    const g = S.game;
+    const box = $('invite');
+    const abs = (u) => new URL(u, location.href).href;
+    if (!g.invite_url && !g.watch_url) {
+      box.classList.add('hidden');
+      return;
+    }
+    box.classList.remove('hidden');
+    $('invite-text').textContent = g.invite_url ? t('invite') : t('watch_link');
+    $('invite-url').value = abs(g.invite_url || g.watch_url);
+    $('watch-url').value = abs(g.watch_url || '');
+    $('watch-caption').textContent = t('watch_link');
+    $('watch-row').classList.toggle('hidden', !g.invite_url);
+    $('invite-copy').textContent = t('copy');
   }
 
   function drawStatus() {
     const g = S.game;
     let text = '';
-    if (g.turn === 'player') {
+    if (g.opponent !== 'computer') {
+      if (g.turn === 'player' && g.opponent === 'pass') text = t('to_move', { c: colorName(g.to_move) });
+      else if (g.turn === 'player') text = t('your_move_color', { c: t(g.seat === 'black' ? 'dark' : 'light') });
+      else if (g.turn === 'opponent') text = t('friend_move');
+      else if (g.turn === 'watching') text = t('watching') + ' ' + t('to_move', { c: colorName(g.to_move) });
+      else text = endTitle();
+    }
+    else if (g.turn === 'player') {
       text = t('your_move');
       // A non-breaking hyphen keeps a move like 14-18 on one line.
       if (g.last_computer_move) text += ' ' + t('computer_played', { m: g.last_computer_move.text.replace(/-/g, '\u2011') });
@@ -379,6 +286,12 @@
   function endTitle() {
     const o = S.game.outcome;
     if (!o) return '';
+    if (o.winner === 'white' || o.winner === 'black') {
+      if (S.game.opponent === 'friend' && (S.game.seat === 'white' || S.game.seat === 'black')) {
+        return t(o.winner === S.game.seat ? 'win' : 'friend_wins');
+      }
+      return t('side_wins', { c: colorName(o.winner) });
+    }
     if (o.winner === 'player') return t('win');
     if (o.winner === 'computer') return t('loss');
     return t('draw');
@@ -393,13 +306,36 @@
     }
     const o = g.outcome;
     let why;
-    if (o.reason === 'no_moves') why = t(o.winner === 'player' ? 'why_no_moves_win' : 'why_no_moves_loss');
+    if (o.reason === 'no_moves' && g.opponent !== 'computer') {
+      why = t('why_no_moves_side', { c: colorName(o.winner === 'white' ? 'black' : 'white') });
+    }
+    else if (o.reason === 'no_moves') why = t(o.winner === 'player' ? 'why_no_moves_win' : 'why_no_moves_loss');
     else why = t('why_' + o.reason, { n: g.rules.no_progress_moves });
     $('end-title').textContent = endTitle();
     $('end-detail').textContent = `${o.result} · ${why}`;
     $('end-score').textContent = t('final_score', { n: g.score });
     $('end-score').dataset.score = String(g.score);
     box.classList.remove('hidden');
+    loadRecord();
+  }
+
+  /// The player's record (from the cookie), summed over the games finished.
+  async function loadRecord() {
+    let me;
+    try { me = await api('GET', '/api/me'); } catch (e) { return; }
+    const r = me.total;
+    $('record-caption').textContent = t('record');
+    $('record-total').textContent = t('record_line', { g: r.games, w: r.wins, d: r.draws, l: r.losses, s: r.score });
+    $('record-total').dataset.games = String(r.games);
+    $('record-total').dataset.score = String(r.score);
+    const ul = $('record-levels');
+    ul.textContent = '';
+    for (const l of me.levels) {
+      const li = document.createElement('li');
+      const name = l.level === 'friend' ? t('friend_level') : levelName(l.level);
+      li.textContent = t('record_level', { name, g: l.games, w: l.wins, s: l.score });
+      ul.appendChild(li);
+    }
   }
 
   function drawRules() {
@@ -408,8 +344,9 @@
     // Inside a sentence, Polish and Italian write the variant's adjective in lower case.
     const v = LANG === 'en' ? variantName(g.variant) : variantName(g.variant).toLowerCase();
     $('rules-caption').textContent = t('rules_in_force', { v });
+    const you = g.seat === 'black' ? 'r_you_dark' : g.opponent !== 'computer' && g.seat !== 'white' ? 'r_you_both' : 'r_you';
     const lines = [
-      t('r_you'),
+      t(you),
       t(r.men_capture_backwards ? 'r_men_back' : 'r_men_forward'),
       t(r.men_capture_kings ? 'r_men_kings' : 'r_men_not_kings'),
       t(r.kings_fly ? 'r_kings_fly' : 'r_kings_short'),
@@ -514,7 +451,7 @@
     }
     if (!isOwn(sq)) {
       clearSelection();
-      if (pieceOn(sq) !== 'e') say(t('not_your_piece'));
+      if (pieceOn(sq) !== 'e') say(t(S.game.opponent === 'computer' ? 'not_your_piece' : 'not_your_piece_friend'));
       render();
       return;
     }
@@ -665,8 +602,15 @@
 
   async function newGame(message) {
     setBusy(true);
-    const old = S.game && S.game.id;
+    const old = S.game && S.game.opponent === 'computer' && S.game.id;
     clearSelection();
+    unfollow();
+    if (S.seat || S.urlGame) {
+      S.seat = null;
+      useSeat(null);
+      S.urlGame = null;
+      history.replaceState(null, '', '/');
+    }
     try {
       S.game = await api('POST', '/api/games', { variant: S.variant, level: S.level });
       STORE.set('game', S.game.id);
@@ -681,13 +625,89 @@
     }
   }
 
+  /// A game between people (`friend`: two browsers; `pass`: this one): its seat's page.
+  async function newFriendGame(kind) {
+    if (S.busy) return;
+    setBusy(true);
+    try {
+      const g = await api('POST', '/api/games', { variant: S.variant, opponent: kind });
+      location.assign(g.white_url);
+    } catch (e) {
+      await failed(e);
+      setBusy(false);
+    }
+  }
+
+  /// Follows a game between people: each move committed arrives as an event; a dropped
+  /// connection reconnects by itself and the server sends the moves after the last seen.
+  function follow() {
+    unfollow();
+    const g = S.game;
+    if (!g || g.opponent === 'computer' || g.turn === 'over' || typeof EventSource === 'undefined') return;
+    let url = `/api/games/${g.id}/events?after=${g.ply}`;
+    if (S.seat) url += `&seat=${encodeURIComponent(S.seat)}`;
+    const es = new EventSource(url);
+    S.events = es;
+    S.pending = [];
+    es.addEventListener('move', (ev) => {
+      let data;
+      try { data = JSON.parse(ev.data); } catch (e) { return; }
+      S.pending.push(data);
+      drain();
+    });
+    es.addEventListener('error', () => {
+      // The browser retries by itself while the stream is CONNECTING; once it has given up
+      // (CLOSED), catch up with a fresh read and follow again.
+      if (es.readyState !== EventSource.CLOSED || S.events !== es) return;
+      S.events = null;
+      setTimeout(async () => {
+        if (S.events || !S.game) return;
+        try {
+          const g = await api('GET', `/api/games/${S.game.id}`);
+          if (g.ply > S.game.ply && !S.busy) {
+            S.game = g;
+            render();
+          }
+        } catch (e) { /* still down: the next try follows */ }
+        follow();
+      }, 2000);
+    });
+  }
+
+  async function drain() {
+    if (S.draining) return;
+    S.draining = true;
+    try {
+      while (S.pending && S.pending.length) {
+        while (S.busy) await sleep(50);
+        const data = S.pending.shift();
+        if (!S.game || data.ply <= S.game.ply) continue;
+        if (data.ply === S.game.ply + 1) await animate(data.played);
+        if (data.game) {
+          S.game = data.game;
+          clearSelection();
+          render();
+          announce(data.played.text);
+          if (S.game.turn === 'over') unfollow();
+        }
+      }
+    } finally {
+      S.draining = false;
+    }
+  }
+
+  function unfollow() {
+    if (S.events) S.events.close();
+    S.events = null;
+  }
+
   async function setLevel(name) {
     if (!LEVELS.includes(name)) return;
     S.level = name;
     STORE.set('level', name);
     drawLevel();
     say(t('level_set', { k: LEVELS.indexOf(name) + 1, name: levelName(name) }));
-    if (!S.game) return;
+    if (!S.game || S.game.opponent !== 'computer') return;
     try {
       const g = await api('POST', `/api/games/${S.game.id}/level`, { level: name });
       if (!S.busy) {
@@ -764,6 +784,17 @@
       setLevel(LEVELS[(LEVELS.indexOf(S.level) + 1) % LEVELS.length]);
     });
     $('new-game').addEventListener('click', () => { if (!S.busy) newGame(); });
+    $('friend-game').addEventListener('click', () => newFriendGame('friend'));
+    $('pass-game').addEventListener('click', () => newFriendGame('pass'));
+    $('invite-copy').addEventListener('click', async () => {
+      const input = $('invite-url');
+      try {
+        await navigator.clipboard.writeText(input.value);
+        say(t('copied'));
+      } catch (e) {
+        input.select();
+      }
+    });
     $('end-new').addEventListener('click', () => { if (!S.busy) newGame(); });
     $('variant').addEventListener('change', (ev) => {
       S.variant = ev.target.value;
@@ -776,6 +807,8 @@
     document.documentElement.lang = LANG;
     $('variant-caption').textContent = t('rules_select');
     $('new-game').textContent = t('new_game');
+    $('friend-game').textContent = t('play_friend');
+    $('pass-game').textContent = t('pass_play');
     $('end-new').textContent = t('new_game');
     $('board-caption').textContent = t('board');
     $('score-caption').textContent = t('score');
@@ -810,6 +843,22 @@
     }
     select.value = S.variant;
     setBusy(false);
+    loadRecord();
+    if (S.urlGame) {
+      try {
+        S.game = await api('GET', `/api/games/${encodeURIComponent(S.urlGame)}`);
+        S.variant = S.game.variant;
+        select.value = S.variant;
+        render();
+        if (S.game.opponent === 'computer') STORE.set('game', S.game.id);
+        follow();
+        if (S.game.turn === 'computer') await refresh();
+        return;
+      } catch (e) {
+        await failed(e);
+        return;
+      }
+    }
     const saved = STORE.get('game');
     if (saved) {
       try {

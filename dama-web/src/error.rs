@@ -17,6 +17,8 @@ pub struct ApiError {
     pub(super) code: &'static str,
     pub(super) message: String,
     pub(super) reason: Option<Box<ReasonView>>,
+    /// Seconds to wait before asking again (429).
+    pub(super) retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -31,7 +33,35 @@ impl ApiError {
             code,
             message: message.into(),
             reason: None,
+            retry_after: None,
         }
+    }
+
+    /// 403: a move by someone without the seat's secret.
+    pub(super) fn forbidden(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, code, message)
+    }
+
+    /// 429: over the per-address limit on `what`; ask again after `secs`.
+    pub(super) fn too_many(what: &str, secs: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(secs),
+            ..ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                format!("too many {what} from this address: try again in {secs} s"),
+            )
+        }
+    }
+
+    /// 503: the database refused a write; nothing was changed.
+    pub(super) fn storage(err: &crate::db::DbError) -> ApiError {
+        tracing::error!("{err}");
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "storage",
+            "the game could not be saved, so nothing was changed; try again",
+        )
     }
 
     /// 400: a malformed request.
@@ -51,6 +81,7 @@ impl ApiError {
             code: "illegal_move",
             message: reason.message.clone(),
             reason: Some(Box::new(reason)),
+            retry_after: None,
         }
     }
 
@@ -119,7 +150,12 @@ impl IntoResponse for ApiError {
                 reason: self.reason.as_deref(),
             },
         };
-        (self.status, no_store(), Json(body)).into_response()
+        let mut res = (self.status, no_store(), Json(body)).into_response();
+        if let Some(secs) = self.retry_after {
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        res
     }
 }
 

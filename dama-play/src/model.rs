@@ -27,10 +27,20 @@ impl Selection {
     }
 }
 
-/// One game against the computer, with everything a view shows.
+/// Who plays the other side.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Opponent {
+    /// The computer, at the model's level.
+    Computer,
+    /// Another person: both sides are played by people (at two screens or at one).
+    Friend,
+}
+
+/// One game, against the computer or between two people, with everything a view shows.
 #[derive(Clone, Debug)]
 pub struct Model {
     game: Game,
+    opponent: Opponent,
     level: Level,
     /// The lowest level the computer played at in this game: a win is scored at it, so that
     /// switching to Hard for the last move earns nothing.
@@ -48,6 +58,7 @@ impl Model {
         let game = Game::from_position(variant, start);
         Model {
             human: game.position().turn(),
+            opponent: Opponent::Computer,
             game,
             level,
             scored_level: level,
@@ -58,9 +69,48 @@ impl Model {
         }
     }
 
+    /// A game of `variant` from `start` between two people; [`Model::human`] is the side
+    /// that moves first (the game's creator), and either side may move in its turn.
+    pub fn friends(variant: Variant, start: Position) -> Model {
+        Model {
+            opponent: Opponent::Friend,
+            ..Model::new(variant, start, Level::Novice)
+        }
+    }
+
+    /// The game again from its moves: `moves` played in order (the computer's moves, in a
+    /// game against it, recorded as such), at `level` with wins scored at `scored_level`.
+    ///
+    /// # Errors
+    /// The first move that is not legal where it stands.
+    pub fn resume(
+        mut self,
+        moves: &[Move],
+        level: Level,
+        scored_level: Level,
+    ) -> Result<Model, Error> {
+        for &m in moves {
+            if self.opponent == Opponent::Computer && self.game.position().turn() != self.human {
+                self.computer_moved(m)?;
+            } else {
+                self.play_own(m)?;
+            }
+        }
+        self.level = level;
+        self.scored_level = scored_level;
+        Ok(self)
+    }
+
     /// Starts again from the start position, at the current level.
     pub fn new_game(&mut self) {
+        let opponent = self.opponent;
         *self = Model::new(self.game.variant(), *self.game.start(), self.level);
+        self.opponent = opponent;
+    }
+
+    /// Who plays the other side.
+    pub fn opponent(&self) -> Opponent {
+        self.opponent
     }
 
     /// The game so far.
@@ -97,14 +147,27 @@ impl Model {
         self.game.outcome()
     }
 
-    /// Whether the player is to move.
+    /// Whether a person is to move (the player against the computer; either side between
+    /// friends).
     pub fn human_to_move(&self) -> bool {
-        self.outcome().is_none() && self.game.position().turn() == self.human
+        self.outcome().is_none()
+            && (self.opponent == Opponent::Friend || self.game.position().turn() == self.human)
     }
 
     /// Whether the computer is to move.
     pub fn computer_to_move(&self) -> bool {
-        self.outcome().is_none() && self.game.position().turn() != self.human
+        self.outcome().is_none()
+            && self.opponent == Opponent::Computer
+            && self.game.position().turn() != self.human
+    }
+
+    /// The colour whose pieces a click selects: the side to move between friends, the
+    /// player's against the computer.
+    fn mover(&self) -> Color {
+        match self.opponent {
+            Opponent::Friend => self.game.position().turn(),
+            Opponent::Computer => self.human,
+        }
     }
 
     /// The selected piece's square.
@@ -146,17 +209,27 @@ impl Model {
     /// Points so far: 10 for each enemy piece the player captured, plus, once the player has
     /// won, 100 and 50 times the level number.
     pub fn score(&self) -> u32 {
+        self.score_of(self.human)
+    }
+
+    /// The points of `side`: 10 for each enemy piece it captured, plus, once it has won,
+    /// 100, and against the computer 50 times the level number more (between friends a win
+    /// is worth 100).
+    pub fn score_of(&self, side: Color) -> u32 {
         let first = self.game.start().turn();
         let captured: u32 = self
             .game
             .moves()
             .iter()
             .enumerate()
-            .filter(|(i, _)| (if i % 2 == 0 { first } else { !first }) == self.human)
+            .filter(|(i, _)| (if i % 2 == 0 { first } else { !first }) == side)
             .map(|(_, m)| m.captured().count())
             .sum();
-        let win = match self.outcome() {
-            Some(Outcome::Win(c)) if c == self.human => 100 + 50 * self.scored_level.number(),
+        let win = match (self.outcome(), self.opponent) {
+            (Some(Outcome::Win(c)), Opponent::Computer) if c == side && c == self.human => {
+                100 + 50 * self.scored_level.number()
+            }
+            (Some(Outcome::Win(c)), Opponent::Friend) if c == side => 100,
             _ => 0,
         };
         10 * captured + win
@@ -182,7 +255,7 @@ impl Model {
             .game
             .position()
             .piece_at(sq)
-            .is_some_and(|p| p.color == self.human);
+            .is_some_and(|p| p.color == self.mover());
         if self.selection.is_some() && !own {
             self.message = format!("The piece on {} cannot go to {sq}.", self.path_text());
             return None;
@@ -333,6 +406,9 @@ impl Model {
     /// The end of the game in the player's words.
     pub fn verdict(&self) -> Option<String> {
         Some(match self.outcome()? {
+            Outcome::Win(c) if self.opponent == Opponent::Friend => {
+                format!("{} wins.", capitalised(c.name()))
+            }
             Outcome::Win(c) if c == self.human => "You win!".to_string(),
             Outcome::Win(_) => "The computer wins.".to_string(),
             draw => capitalised(&draw.to_string()),
@@ -479,5 +555,45 @@ mod tests {
         m.type_move("22x13").unwrap();
         assert_eq!(m.score(), 10 + 100 + 50);
         assert_eq!(m.verdict().unwrap(), "You win!");
+    }
+
+    #[test]
+    fn between_friends_each_side_moves_in_turn_and_scores_its_captures() {
+        let mut m = Model::friends(Variant::Italian, fen::parse("W:W22,30:B14").unwrap());
+        assert!(m.human_to_move() && !m.computer_to_move());
+        m.type_move("22-18").unwrap();
+        // Black's piece is selectable now, White's is not.
+        assert!(m.human_to_move());
+        m.choose_square(sq(30));
+        assert_eq!(m.selected(), None);
+        assert_eq!(m.choose_square(sq(14)), None);
+        assert_eq!(m.selected(), Some(sq(14)));
+        m.type_move("14x21x18").unwrap();
+        assert_eq!(m.score_of(Color::Black), 10);
+        assert_eq!(m.score_of(Color::White), 0);
+        assert!(m.human_to_move());
+    }
+
+    #[test]
+    fn a_resumed_game_is_the_game_it_was() {
+        let mut m = Model::new(Variant::Italian, Position::start(), Level::Normal);
+        m.type_move("22-18").unwrap();
+        m.computer_moved(m.game().legal_moves()[0]).unwrap();
+        m.set_level(Level::Easy);
+        m.set_level(Level::Hard);
+        let again = Model::new(Variant::Italian, Position::start(), Level::Normal)
+            .resume(m.game().moves(), m.level(), m.scored_level())
+            .unwrap();
+        assert_eq!(again.game().moves(), m.game().moves());
+        assert_eq!(again.last_computer_move(), m.last_computer_move());
+        assert_eq!(
+            (again.level(), again.scored_level()),
+            (Level::Hard, Level::Easy)
+        );
+        let friends = Model::friends(Variant::Italian, Position::start())
+            .resume(m.game().moves(), Level::Novice, Level::Novice)
+            .unwrap();
+        assert_eq!(friends.last_computer_move(), None);
+        assert!(friends.human_to_move());
     }
 }

@@ -1,0 +1,670 @@
+//! The server in process, on a loopback port, through a small HTTP/1.1 client: friend games
+//! with seats and spectators, the event stream, restarts on the same data directory, the
+//! rate limits, the security headers, the metrics, and slow clients.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use dama_web::{Options, Server};
+use serde_json::{json, Value};
+
+/// A server on its own runtime thread, stopped (gracefully) when dropped.
+struct Running {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Running {
+    fn start(opts: Options) -> Running {
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let server = Server::bind(opts).await.expect("the server starts");
+                addr_tx.send(server.local_addr()).unwrap();
+                server
+                    .run(async move {
+                        let _ = stopped.await;
+                    })
+                    .await
+                    .expect("the server stops cleanly");
+            });
+        });
+        let addr = addr_rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("an address");
+        Running {
+            addr,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// `method path` with `headers` and `body`: the status, the head (lower case) and the body.
+    fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+        let mut stream = TcpStream::connect(self.addr).expect("connects");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        for (k, v) in headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(body.as_bytes()).unwrap();
+        let mut reply = Vec::new();
+        let _ = stream.read_to_end(&mut reply);
+        let text = String::from_utf8(reply).expect("UTF-8");
+        let (head, body) = text
+            .split_once("\r\n\r\n")
+            .unwrap_or_else(|| panic!("no HTTP answer: {text:?}"));
+        let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap();
+        Answer {
+            status,
+            head: head.to_ascii_lowercase(),
+            body: body.to_string(),
+        }
+    }
+
+    fn json(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Value,
+    ) -> (u16, Value) {
+        let text = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        let a = self.send(method, path, headers, &text);
+        let v = if a.body.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&a.body).unwrap_or_else(|e| panic!("{e}: {:?}", a.body))
+        };
+        (a.status, v)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+struct Answer {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+fn opts() -> Options {
+    Options {
+        searchers: 1,
+        ..Options::loopback()
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dama-web-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn stored(dir: &Path) -> Options {
+    Options {
+        data: Some(dir.to_path_buf()),
+        ..opts()
+    }
+}
+
+/// The secret in a seat's page address.
+fn secret(url: &Value) -> String {
+    url.as_str()
+        .and_then(|u| u.split("seat=").nth(1))
+        .unwrap_or_else(|| panic!("no seat in {url}"))
+        .to_string()
+}
+
+fn code(v: &Value) -> &str {
+    v["error"]["code"].as_str().unwrap_or("")
+}
+
+const ALICE: &str = "dama_player=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+const BOB: &str = "dama_player=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+#[test]
+fn a_friend_game_has_two_seats_and_a_spectator_who_may_not_move() {
+    let server = Running::start(opts());
+    let (status, game) = server.json(
+        "POST",
+        "/api/games",
+        &[("Cookie", ALICE)],
+        json!({"opponent": "friend", "fen": "W:W22,31:B18,5"}),
+    );
+    assert_eq!(status, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_string();
+    for key in ["white_url", "black_url", "watch_url"] {
+        assert!(game[key].as_str().unwrap().contains(&id), "{key}: {game}");
+    }
+    assert_eq!(game["seat"], "white");
+    assert_eq!(game["turn"], "player");
+    let (white, black) = (secret(&game["white_url"]), secret(&game["black_url"]));
+    assert_ne!(white, black);
+    let moves = format!("/api/games/{id}/move");
+
+    // The spectator, and anyone with a made-up secret, is refused with a JSON error.
+    let (status, err) = server.json("POST", &moves, &[], json!({"move": "22x13"}));
+    assert_eq!((status, code(&err)), (403, "not_a_player"), "{err}");
+    let (status, _) = server.json(
+        "POST",
+        &moves,
+        &[("X-Dama-Seat", &"0".repeat(32))],
+        json!({"move": "22x13"}),
+    );
+    assert_eq!(status, 403);
+    let (status, view) = server.json("GET", &format!("/api/games/{id}"), &[], Value::Null);
+    assert_eq!((status, view["turn"].as_str()), (200, Some("watching")));
+    // Black may not move in White's turn.
+    let (status, err) = server.json(
+        "POST",
+        &moves,
+        &[("X-Dama-Seat", &black)],
+        json!({"move": "18x27"}),
+    );
+    assert_eq!((status, code(&err)), (409, "not_your_turn"), "{err}");
+
+    // White captures (the capture elsewhere is explained as against the computer).
+    let (status, err) = server.json(
+        "POST",
+        &moves,
+        &[("X-Dama-Seat", &white)],
+        json!({"move": "31-27"}),
+    );
+    assert_eq!(status, 422, "{err}");
+    assert_eq!(err["error"]["reason"]["code"], "must_capture");
+    let (status, played) = server.json(
+        "POST",
+        &moves,
+        &[("X-Dama-Seat", &white)],
+        json!({"move": "22x13"}),
+    );
+    assert_eq!(status, 200, "{played}");
+    assert_eq!(played["game"]["turn"], "opponent");
+    // Black's invitation: its targets, then its move, then White wins.
+    let (status, t) = server.json(
+        "GET",
+        &format!("/api/games/{id}/targets?square=5"),
+        &[("X-Dama-Seat", &black)],
+        Value::Null,
+    );
+    assert_eq!(status, 200, "{t}");
+    assert_eq!(t["targets"], json!([9, 10]));
+    let (status, played) = server.json(
+        "POST",
+        &moves,
+        &[("X-Dama-Seat", &black), ("Cookie", BOB)],
+        json!({"move": "5-10"}),
+    );
+    assert_eq!(status, 200, "{played}");
+    assert_eq!(played["game"]["seat"], "black");
+    let (status, played) = server.json(
+        "POST",
+        &moves,
+        &[("X-Dama-Seat", &white)],
+        json!({"move": "13x6x10"}),
+    );
+    assert_eq!(status, 200, "{played}");
+    let g = &played["game"];
+    assert_eq!(g["turn"], "over");
+    assert_eq!(g["outcome"]["winner"], "white");
+    assert_eq!(g["scores"], json!({"white": 120, "black": 0}));
+
+    // Both players' records count the game.
+    let (_, me) = server.json("GET", "/api/me", &[("Cookie", ALICE)], Value::Null);
+    assert_eq!(me["levels"][0]["level"], "friend", "{me}");
+    assert_eq!(
+        (me["total"]["wins"].as_u64(), me["total"]["score"].as_u64()),
+        (Some(1), Some(120))
+    );
+    let (_, me) = server.json("GET", "/api/me", &[("Cookie", BOB)], Value::Null);
+    assert_eq!(me["total"]["losses"], 1, "{me}");
+
+    // The event stream: every move after the one given, each once, with its number.
+    let all = read_events(
+        &server,
+        &format!("/api/games/{id}/events?after=0"),
+        &[],
+        "id: 3",
+    );
+    for n in 1..=3 {
+        assert_eq!(all.matches(&format!("id: {n}\n")).count(), 1, "{all}");
+    }
+    let rest = read_events(
+        &server,
+        &format!("/api/games/{id}/events"),
+        &[("Last-Event-ID", "2")],
+        "id: 3",
+    );
+    assert!(
+        !rest.contains("id: 1\n") && !rest.contains("id: 2\n"),
+        "{rest}"
+    );
+    assert!(rest.contains("\"turn\":\"over\""), "{rest}");
+}
+
+/// The text of an event stream up to `until` (or 10 s).
+fn read_events(server: &Running, path: &str, headers: &[(&str, &str)], until: &str) -> String {
+    let mut stream = TcpStream::connect(server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let mut head = format!("GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n");
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut text = String::new();
+    let mut buf = [0u8; 8192];
+    while Instant::now() < deadline {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => text.push_str(&String::from_utf8_lossy(&buf[..n])),
+            Err(_) => {}
+        }
+        if text.contains(until) {
+            // The rest of that event.
+            std::thread::sleep(Duration::from_millis(100));
+            if let Ok(n) = stream.read(&mut buf) {
+                text.push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+            break;
+        }
+    }
+    assert!(text.contains("text/event-stream"), "{text}");
+    assert!(text.contains(until), "{until} never came: {text}");
+    text
+}
+
+#[test]
+fn a_move_pushed_to_a_follower_arrives_within_a_second() {
+    let server = Running::start(opts());
+    let (_, game) = server.json("POST", "/api/games", &[], json!({"opponent": "friend"}));
+    let id = game["id"].as_str().unwrap().to_string();
+    let white = secret(&game["white_url"]);
+    let addr = server.addr;
+    let path = format!("/api/games/{id}/events?after=0");
+    let follower = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut text = String::new();
+        let mut buf = [0u8; 4096];
+        while !text.contains("id: 1\n") {
+            let n = stream.read(&mut buf).unwrap();
+            assert!(n > 0, "{text}");
+            text.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+        Instant::now()
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Instant::now();
+    let (status, _) = server.json(
+        "POST",
+        &format!("/api/games/{id}/move"),
+        &[("X-Dama-Seat", &white)],
+        json!({"move": "22-18"}),
+    );
+    assert_eq!(status, 200);
+    let arrived = follower.join().unwrap();
+    assert!(arrived.duration_since(sent) < Duration::from_secs(1));
+}
+
+#[test]
+fn a_restart_on_the_same_data_keeps_every_acknowledged_move() {
+    let dir = scratch("restart");
+    let (id, before, friend, white) = {
+        let server = Running::start(stored(&dir));
+        let (_, game) = server.json(
+            "POST",
+            "/api/games",
+            &[("Cookie", ALICE)],
+            json!({"level": "novice", "seed": 7}),
+        );
+        let id = game["id"].as_str().unwrap().to_string();
+        for mv in ["22-18", "21-17", "24-20"] {
+            let (status, played) = server.json(
+                "POST",
+                &format!("/api/games/{id}/move"),
+                &[],
+                json!({"move": mv}),
+            );
+            if status != 200 {
+                // Not legal after the computer's reply: any legal move will do.
+                assert_eq!(status, 422, "{played}");
+                break;
+            }
+            let (status, _) =
+                server.json("POST", &format!("/api/games/{id}/reply"), &[], Value::Null);
+            assert_eq!(status, 200);
+        }
+        server.json(
+            "POST",
+            &format!("/api/games/{id}/level"),
+            &[],
+            json!({"level": "easy"}),
+        );
+        let (_, before) = server.json("GET", &format!("/api/games/{id}"), &[], Value::Null);
+        let (_, friend) = server.json("POST", "/api/games", &[], json!({"opponent": "friend"}));
+        let white = secret(&friend["white_url"]);
+        let fid = friend["id"].as_str().unwrap().to_string();
+        let (status, _) = server.json(
+            "POST",
+            &format!("/api/games/{fid}/move"),
+            &[("X-Dama-Seat", &white)],
+            json!({"move": "22-18"}),
+        );
+        assert_eq!(status, 200);
+        (id, before, fid, white)
+    };
+    let server = Running::start(stored(&dir));
+    let (status, after) = server.json("GET", &format!("/api/games/{id}"), &[], Value::Null);
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(after, before);
+    assert!(after["moves"].as_array().unwrap().len() >= 2);
+    // The game goes on, and the computer's choices go on from where they were.
+    let (status, _) = server.json("POST", &format!("/api/games/{id}/reply"), &[], Value::Null);
+    assert_eq!(status, 409, "the player is to move");
+    let (status, view) = server.json(
+        "GET",
+        &format!("/api/games/{friend}"),
+        &[("X-Dama-Seat", &white)],
+        Value::Null,
+    );
+    assert_eq!(
+        (status, view["seat"].as_str(), view["ply"].as_u64()),
+        (200, Some("white"), Some(1))
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn too_many_new_games_from_one_address_get_429_with_retry_after() {
+    let server = Running::start(Options {
+        games_per_minute: 3,
+        trust_proxy: true,
+        ..opts()
+    });
+    let from = |ip: &'static str| [("X-Forwarded-For", ip)];
+    for _ in 0..3 {
+        let (status, _) = server.json("POST", "/api/games", &from("198.51.100.1"), json!({}));
+        assert_eq!(status, 201);
+    }
+    let a = server.send("POST", "/api/games", &from("198.51.100.1"), "{}");
+    assert_eq!(a.status, 429, "{}", a.body);
+    let wait: u64 = a
+        .head
+        .lines()
+        .find_map(|l| l.strip_prefix("retry-after: "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("a Retry-After");
+    assert!((1..=60).contains(&wait), "{wait}");
+    let err: Value = serde_json::from_str(&a.body).unwrap();
+    assert_eq!(code(&err), "rate_limited");
+    // Another client is not held back.
+    let (status, _) = server.json("POST", "/api/games", &from("198.51.100.2"), json!({}));
+    assert_eq!(status, 201);
+    let metrics = server.send("GET", "/metrics", &[], "").body;
+    assert!(metrics.contains("dama_rate_limited_total 1\n"), "{metrics}");
+}
+
+#[test]
+fn every_answer_carries_the_security_headers() {
+    let server = Running::start(opts());
+    for (method, path) in [
+        ("GET", "/"),
+        ("GET", "/app.js"),
+        ("GET", "/api"),
+        ("GET", "/nowhere"),
+        ("POST", "/api/games"),
+    ] {
+        let a = server.send(method, path, &[], "");
+        let csp = a
+            .head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-security-policy: "))
+            .unwrap_or_else(|| panic!("{path}: no CSP in {}", a.head));
+        assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+        assert!(
+            csp.contains("script-src 'self'") && csp.contains("style-src 'self'"),
+            "{csp}"
+        );
+        assert!(!csp.contains("unsafe-inline"), "{csp}");
+        assert!(a.head.contains("x-content-type-options: nosniff"), "{path}");
+        assert!(a.head.contains("referrer-policy: no-referrer"), "{path}");
+    }
+    // The first answer to a browser without the cookie gives it a player id.
+    let a = server.send("GET", "/", &[], "");
+    assert!(a.head.contains("set-cookie: dama_player="), "{}", a.head);
+    assert!(a.head.contains("httponly"), "{}", a.head);
+    let a = server.send("GET", "/", &[("Cookie", ALICE)], "");
+    assert!(!a.head.contains("set-cookie"), "{}", a.head);
+}
+
+#[test]
+fn health_and_metrics_in_the_prometheus_text_format() {
+    let server = Running::start(opts());
+    let (status, health) = server.json("GET", "/healthz", &[], Value::Null);
+    assert_eq!((status, health["status"].as_str()), (200, Some("ok")));
+    let (_, game) = server.json("POST", "/api/games", &[], json!({"level": 1}));
+    let id = game["id"].as_str().unwrap();
+    server.json(
+        "POST",
+        &format!("/api/games/{id}/move"),
+        &[],
+        json!({"move": "22-18"}),
+    );
+    server.json("POST", &format!("/api/games/{id}/reply"), &[], Value::Null);
+    server.send("GET", "/nowhere", &[], "");
+    let a = server.send("GET", "/metrics", &[], "");
+    assert_eq!(a.status, 200);
+    assert!(
+        a.head.contains("content-type: text/plain; version=0.0.4"),
+        "{}",
+        a.head
+    );
+    let mut typed = std::collections::HashMap::new();
+    let mut samples = std::collections::HashMap::new();
+    for line in a.body.lines() {
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = rest.split_once(' ').unwrap();
+            assert!(["counter", "gauge", "histogram"].contains(&kind), "{line}");
+            typed.insert(name.to_string(), kind.to_string());
+            continue;
+        }
+        if line.starts_with("# HELP ") {
+            continue;
+        }
+        // name{label="value",...} number
+        let (series, value) = line.rsplit_once(' ').unwrap_or_else(|| panic!("{line:?}"));
+        let value: f64 = value.parse().unwrap_or_else(|_| panic!("{line:?}"));
+        let name = series.split('{').next().unwrap();
+        assert!(
+            name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "{line}"
+        );
+        if let Some(labels) = series.strip_prefix(name) {
+            if !labels.is_empty() {
+                assert!(labels.starts_with('{') && labels.ends_with('}'), "{line}");
+                for pair in labels[1..labels.len() - 1].split("\",") {
+                    let (k, v) = pair.split_once("=\"").unwrap_or_else(|| panic!("{line}"));
+                    assert!(!k.is_empty() && !v.contains('\n'), "{line}");
+                }
+            }
+        }
+        let family = ["_bucket", "_sum", "_count"]
+            .iter()
+            .find_map(|s| {
+                name.strip_suffix(s)
+                    .filter(|f| typed.get(*f).is_some_and(|k| k == "histogram"))
+            })
+            .unwrap_or(name);
+        assert!(typed.contains_key(family), "{name} has no # TYPE before it");
+        samples.insert(series.to_string(), value);
+    }
+    assert_eq!(
+        samples["dama_http_requests_total{route=\"/api/games\",status=\"201\"}"],
+        1.0
+    );
+    assert_eq!(
+        samples["dama_http_requests_total{route=\"other\",status=\"404\"}"],
+        1.0
+    );
+    assert_eq!(samples["dama_reply_seconds_count"], 1.0);
+    assert_eq!(samples["dama_reply_seconds_bucket{le=\"+Inf\"}"], 1.0);
+    assert_eq!(samples["dama_live_games"], 1.0);
+    assert!(samples["dama_open_connections"] >= 1.0);
+    assert_eq!(samples["dama_searches_waiting"], 0.0);
+}
+
+/// The soft limit on open files of this process (Linux), for sizing the slow-client test.
+fn open_file_limit() -> usize {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("Max open files"))
+                .and_then(|l| l.split_whitespace().nth(3).and_then(|n| n.parse().ok()))
+        })
+        .unwrap_or(1024)
+}
+
+#[test]
+fn half_open_connections_stall_no_one_and_are_cut_off_at_the_timeout() {
+    // Both ends of each connection are in this process.
+    let n = (open_file_limit() / 2).saturating_sub(200).min(5000);
+    let server = Running::start(Options {
+        header_timeout: Duration::from_secs(2),
+        ..opts()
+    });
+    let mut idle = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut s = TcpStream::connect(server.addr).unwrap();
+        // Headers begun, never finished.
+        s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            .unwrap();
+        idle.push(s);
+    }
+    let started = Instant::now();
+    let a = server.send("GET", "/healthz", &[], "");
+    assert_eq!(a.status, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?} with {n} half-open",
+        started.elapsed()
+    );
+    // Within the timeout (and a margin for a loaded machine) each is closed.
+    std::thread::sleep(Duration::from_secs(3));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for s in &mut idle {
+        s.set_read_timeout(Some(
+            deadline
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(10)),
+        ))
+        .unwrap();
+        let mut buf = [0u8; 512];
+        let closed = loop {
+            match s.read(&mut buf) {
+                Ok(0) => break true,
+                Ok(_) => continue, // a 408 answer, then the close
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break true,
+                Err(_) => break false,
+            }
+        };
+        assert!(closed, "a half-open connection outlived the timeout");
+    }
+}
+
+#[test]
+fn connections_over_the_cap_are_closed_at_once() {
+    let server = Running::start(Options {
+        max_connections: 8,
+        ..opts()
+    });
+    let held: Vec<TcpStream> = (0..8)
+        .map(|_| TcpStream::connect(server.addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut extra = TcpStream::connect(server.addr).unwrap();
+    extra
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let _ = extra.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    let mut buf = [0u8; 64];
+    let n = extra.read(&mut buf).unwrap_or(0);
+    assert_eq!(
+        n,
+        0,
+        "no answer over the cap: {:?}",
+        String::from_utf8_lossy(&buf[..n])
+    );
+    drop(held);
+    std::thread::sleep(Duration::from_millis(200));
+    let a = server.send("GET", "/metrics", &[], "");
+    assert!(
+        a.body.contains("dama_refused_connections_total 1\n"),
+        "{}",
+        a.body
+    );
+}
+
+#[test]
+fn a_body_that_never_comes_is_cut_off_at_the_timeout() {
+    let server = Running::start(Options {
+        body_timeout: Duration::from_secs(1),
+        ..opts()
+    });
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let started = Instant::now();
+    s.write_all(b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"lev")
+        .unwrap();
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer);
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(900), "{waited:?}: {text}");
+    assert!(waited < Duration::from_secs(5), "{waited:?}");
+    let status: u16 = text
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    assert!((400..500).contains(&status), "{text}");
+    assert!(text.contains("\"error\""), "{text}");
+}

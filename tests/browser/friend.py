@@ -1,0 +1,242 @@
+"""`dama serve` in a real browser: two people play each other from a link, and a server
+killed with SIGKILL mid-game is started again without losing a move.
+
+Usage: friend.py DAMA_BINARY
+
+Starts `DAMA_BINARY serve` on a free loopback port with a fresh data directory, and opens
+two browser contexts (two people, no shared cookies) in Chromium (Debian's, through
+Playwright for Python; CHROMIUM names another executable). It checks:
+- "Play a friend" opens the creator's seat with the invitation and spectators' links;
+- the invitation, opened in the other context, plays the dark pieces; a third context with
+  the spectators' link can see but not select;
+- a game is played to its end by clicks, each side seeing the other's moves pushed by the
+  server (a short position, made through the API, so that the game ends in a few moves);
+- a reload of one page continues the same game;
+- the server killed with SIGKILL after an acknowledged move and started again (same port,
+  same data directory) has that move, and both pages go on: the next move arrives at the
+  other page over the reconnected event stream;
+- the end says who won, on both pages, and the winner's record counts the game;
+- "Pass and play" plays both sides in one page.
+
+Exit status 0 when every check passes; the first failure raises with what was seen.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+from playwright.sync_api import sync_playwright
+
+DEADLINE = 90  # seconds for the whole test
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A `dama serve` on `port` with its data in `data`."""
+
+    def __init__(self, binary, port, data):
+        self.proc = subprocess.Popen(
+            [binary, "serve", "--port", str(port), "--data", data],
+            stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        match = re.search(r"http://\S+/", line)
+        if not match:
+            self.proc.kill()
+            raise SystemExit(f"dama serve printed no address: {line!r}")
+        self.url = match.group(0)
+
+    def api(self, path, method="GET", body=None, seat=None, cookie=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path.lstrip("/"), data=data, method=method)
+        req.add_header("content-type", "application/json")
+        if seat:
+            req.add_header("x-dama-seat", seat)
+        if cookie:
+            req.add_header("cookie", cookie)
+        try:
+            with urllib.request.urlopen(req, timeout=10) as res:
+                return res.status, json.loads(res.read() or b"null")
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read() or b"null")
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self):
+        if self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            code = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise SystemExit("dama serve did not stop within 10 s of SIGTERM")
+        if code != 0:
+            raise SystemExit(f"dama serve exited with status {code} after SIGTERM")
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def ready(page, ply=None):
+    cond = "document.body.dataset.busy === '0' && document.body.dataset.turn"
+    if ply is not None:
+        cond += f" && document.body.dataset.ply === '{ply}'"
+    try:
+        page.wait_for_function(cond, timeout=20000)
+    except Exception:
+        seen = page.evaluate("[document.body.dataset.busy, document.body.dataset.turn, document.body.dataset.ply, location.href]")
+        raise AssertionError(f"the page never got to move {ply}: busy, turn, ply, address = {seen}")
+
+
+def board(page):
+    """The pieces drawn: engine square -> class list, from the page's own drawing."""
+    return page.eval_on_selector_all(
+        "#pieces .piece:not(.gone)", "els => els.map(e => e.getAttribute('class')).sort()")
+
+
+def click(page, *squares):
+    """Clicks the squares in turn, each once the page has answered the one before."""
+    for sq in squares:
+        page.wait_for_function("document.body.dataset.busy === '0'")
+        page.click(f'#squares .square[data-sq="{sq}"]')
+
+
+def new_context(browser):
+    # The page forbids eval; wait_for_function needs it.
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US",
+                              bypass_csp=True)
+    page = ctx.new_page()
+    page.set_default_timeout(15000)
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: print("console:", m.type, m.text) if os.environ.get("DEBUG") else None)
+    return ctx, page, errors
+
+
+def main():
+    binary = sys.argv[1]
+    began = time.time()
+    data = tempfile.mkdtemp(prefix="dama-friend-")
+    port = free_port()
+    server = Server(binary, port, data)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+            ctx_a, alice, errors_a = new_context(browser)
+            ctx_b, bob, errors_b = new_context(browser)
+
+            # "Play a friend" by a click: the creator's seat with the invitation.
+            alice.goto(server.url)
+            ready(alice)
+            alice.click("#friend-game")
+            alice.wait_for_url(re.compile(r"seat="))
+            ready(alice)
+            invite = alice.input_value("#invite-url")
+            check("seat=" in invite and invite != alice.url, f"invitation {invite!r}")
+            check(alice.inner_text("#status").startswith("Your move"), alice.inner_text("#status"))
+            bob.goto(invite)
+            ready(bob)
+            check(bob.inner_text("#status") == "Your friend’s move.", bob.inner_text("#status"))
+            click(alice, 22, 18)
+            ready(bob, 1)
+            check(bob.inner_text("#status").startswith("Your move: you have the dark pieces"),
+                  bob.inner_text("#status"))
+
+            # A short game, made through the API for Alice (her cookie), played by clicks.
+            player = next(c["value"] for c in ctx_a.cookies() if c["name"] == "dama_player")
+            status, game = server.api("/api/games", "POST",
+                                      {"opponent": "friend", "fen": "W:W22,31:B18,5"},
+                                      cookie=f"dama_player={player}")
+            check(status == 201, f"{status} {game}")
+            alice.goto(server.url.rstrip("/") + game["white_url"])
+            bob.goto(server.url.rstrip("/") + game["black_url"])
+            ctx_c, carol, _ = new_context(browser)
+            carol.goto(server.url.rstrip("/") + game["watch_url"])
+            ready(alice, 0)
+            ready(bob, 0)
+            ready(carol, 0)
+            check(carol.inner_text("#status").startswith("You are watching"), carol.inner_text("#status"))
+
+            # A capture is compulsory: the other piece is refused with the reason.
+            click(alice, 31)
+            ready(alice)
+            check(alice.inner_text("#message").startswith("A capture is compulsory"),
+                  alice.inner_text("#message"))
+            click(alice, 22, 13)
+            ready(alice, 1)
+            ready(bob, 1)
+            ready(carol, 1)
+            check(board(bob) == board(alice), "both pages show the same board after White's capture")
+            # The dark pieces' seat sees its pieces at the bottom: square 5 drawn low.
+            y_bob = bob.get_attribute('#squares .square[data-sq="5"]', "y")
+            y_alice = alice.get_attribute('#squares .square[data-sq="5"]', "y")
+            check(float(y_bob) > 400 > float(y_alice), f"square 5 at y {y_bob} (Bob), {y_alice} (Alice)")
+
+            # Bob reloads: the same game, still his move.
+            bob.reload()
+            ready(bob, 1)
+            check(bob.inner_text("#status").startswith("Your move"), bob.inner_text("#status"))
+            click(bob, 5, 10)
+            ready(bob, 2)
+            ready(alice, 2)
+            check(board(bob) == board(alice), "both pages show the same board after Black's move")
+
+            # SIGKILL after the acknowledged move; the same port and data again.
+            server.kill()
+            server = Server(binary, port, data)
+            status, stored = server.api(f"/api/games/{game['id']}")
+            check(status == 200 and len(stored["moves"]) == 2, f"after SIGKILL: {status} {stored}")
+            # Alice's page goes on with the restarted server: her move reaches Bob's page over
+            # the event stream it reconnected by itself.
+            click(alice, 13, 6)
+            ready(alice, 3)
+            ready(bob, 3)
+            check(alice.inner_text("#end-title") == "You win!", alice.inner_text("#end-title"))
+            check(bob.inner_text("#end-title") == "Your friend wins.", bob.inner_text("#end-title"))
+            alice.wait_for_selector('#record-total[data-games="1"]', state="attached")
+            check(alice.get_attribute("#record-total", "data-score") == "120",
+                  alice.get_attribute("#record-total", "data-score"))
+
+            # Pass and play: one page plays both sides.
+            alice.goto(server.url)
+            ready(alice)
+            alice.click("#pass-game")
+            alice.wait_for_url(re.compile(r"seat="))
+            ready(alice, 0)
+            check(alice.inner_text("#status") == "White to move.", alice.inner_text("#status"))
+            click(alice, 22, 18)
+            ready(alice, 1)
+            check(alice.inner_text("#status") == "Black to move.", alice.inner_text("#status"))
+            click(alice, 11, 15)
+            ready(alice, 2)
+
+            check(not errors_a and not errors_b, f"errors in the pages: {errors_a} {errors_b}")
+            check(time.time() - began < DEADLINE, f"the test took over {DEADLINE} s")
+            browser.close()
+    finally:
+        server.stop()
+        shutil.rmtree(data, ignore_errors=True)
+    print(f"browser: a friend game by clicks in two contexts, a reload and a SIGKILL "
+          f"restart, in {time.time() - began:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
