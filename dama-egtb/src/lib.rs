@@ -23,21 +23,24 @@
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Tables on disk (built by `dama egtb build`) are read by `Tables::open`; see `file`
+//! Tables on disk (built by `dama egtb build`) are read by [`Tables::open`]; see [`mod@file`]
 //! for the format and [`index`] for the numbering. The method is in [`solve`].
 //!
 //! Programs usually depend on the `dama` crate, which re-exports this one as `dama::egtb`.
 
 #![forbid(unsafe_code)]
 
+pub mod file;
 pub mod index;
 mod memory;
 pub mod solve;
+mod tables;
 mod value;
 
 pub use index::{Material, Placement};
 pub use memory::Memory;
 pub use solve::Stats;
+pub use tables::{build, default_dir, variant_dir, BuildEvent, Tables};
 pub use value::{Value, Wdl, MAX_DISTANCE};
 
 use std::path::PathBuf;

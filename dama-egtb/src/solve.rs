@@ -278,7 +278,7 @@ fn for_each_kings(part: &Part, mut f: impl FnMut(usize, u32, u32)) {
 #[inline]
 fn wdl_after<R: Rules, S: Source>(src: &S, pos: &Position, m: Move) -> Result<Wdl, Error> {
     let child = pos.after(m);
-    match value_of::<R, S>(src, &child, false)? {
+    match value_of::<R, S>(src, &child, true)? {
         Some(v) => Ok(v.wdl().flip()),
         None => Err(Error::Missing {
             material: Placement::of(&child).material(),
