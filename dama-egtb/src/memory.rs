@@ -14,6 +14,7 @@ use crate::{Error, Value};
 /// between threads; a probe that needs an unbuilt class waits for it.
 pub struct Memory<R: Rules> {
     max_pieces: u32,
+    kings_only: u32,
     threads: usize,
     slots: Vec<OnceLock<Result<Box<[u8]>, String>>>,
     _rules: PhantomData<R>,
@@ -24,6 +25,7 @@ impl<R: Rules> Memory<R> {
     pub fn new(max_pieces: u32) -> Memory<R> {
         Memory {
             max_pieces: max_pieces.min(7),
+            kings_only: 0,
             threads: 1,
             slots: (0..4096).map(|_| OnceLock::new()).collect(),
             _rules: PhantomData,
@@ -37,14 +39,27 @@ impl<R: Rules> Memory<R> {
         self
     }
 
-    /// The most pieces covered.
+    /// Covers the kings-only classes of up to `pieces` pieces as well (capped at 7).
+    #[must_use]
+    pub fn with_kings_only(mut self, pieces: u32) -> Memory<R> {
+        self.kings_only = pieces.min(7);
+        self
+    }
+
+    /// The most pieces covered in every class.
     pub fn max_pieces(&self) -> u32 {
         self.max_pieces
     }
 
+    /// Whether class `m` is covered.
+    pub fn covers(&self, m: Material) -> bool {
+        m.is_table()
+            && (m.pieces() <= self.max_pieces || (m.men() == 0 && m.pieces() <= self.kings_only))
+    }
+
     /// The values of class `m` (built now if needed); `None` outside the tables.
     pub fn table(&self, m: Material) -> Option<&[u8]> {
-        if !m.is_table() || m.pieces() > self.max_pieces {
+        if !self.covers(m) {
             return None;
         }
         self.ensure(m).ok()
@@ -82,7 +97,7 @@ impl<R: Rules> Memory<R> {
 
     /// The value of `pos` for its side to move, `None` with more pieces than covered.
     pub fn probe(&self, pos: &Position) -> Option<Value> {
-        if pos.occupied().count() > self.max_pieces {
+        if pos.occupied().count() > self.max_pieces.max(self.kings_only) {
             return None;
         }
         solve::value_of::<R, _>(self, pos, false).ok().flatten()
@@ -111,7 +126,7 @@ impl<R: Rules> Memory<R> {
 
 impl<R: Rules> Source for Memory<R> {
     fn byte(&self, m: Material, i: usize) -> Result<Option<u8>, Error> {
-        if m.pieces() > self.max_pieces {
+        if !self.covers(m) {
             return Ok(None);
         }
         Ok(self.ensure(m)?.get(i).copied())

@@ -422,6 +422,15 @@ impl Tables {
     }
 }
 
+impl std::fmt::Debug for Tables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tables")
+            .field("dir", &self.dir)
+            .field("max_pieces", &self.max_pieces)
+            .finish()
+    }
+}
+
 fn variant_slot(v: Variant) -> usize {
     Variant::ALL.iter().position(|&x| x == v).unwrap_or(0)
 }
