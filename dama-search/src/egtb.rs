@@ -15,6 +15,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use dama_egtb::{Material, Memory, Placement, Tables, Value};
+
+/// The default directory of the table files: `$DAMA_EGTB`, else `~/.cache/dama/egtb`.
+pub use dama_egtb::default_dir;
 use dama_rules::{Move, Position, Rules, Variant};
 
 /// Classes of at most this many pieces are built in memory when no file has them.

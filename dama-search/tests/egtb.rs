@@ -67,3 +67,27 @@ fn a_table_win_is_reported_as_such_and_the_move_keeps_it() {
     let tables = Memory::<Italian>::new(4);
     assert!(matches!(tables.probe(&next), Some(Value::Loss(_))));
 }
+
+#[test]
+fn files_in_a_directory_are_used_and_agree_with_memory() {
+    let dir = std::env::temp_dir().join(format!("dama-search-egtb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dama_egtb::build(Variant::Italian, 3, &dir, 1, |_| {}).unwrap();
+    let files = Endgames::from_dir(&dir, false);
+    assert_eq!(files.file_pieces(Variant::Italian), 3);
+    assert_eq!(files.file_pieces(Variant::Spanish), 0);
+    let memory = Endgames::memory_only();
+    for start in won_starts("KM-K", 20) {
+        assert_eq!(
+            files.probe::<Italian>(&start),
+            memory.probe::<Italian>(&start)
+        );
+        // The root plays the quickest winning conversion from the files too.
+        let (m, _) = files.root_win::<Italian>(&start, 0, 80).unwrap();
+        assert!(matches!(
+            memory.probe::<Italian>(&start.after(m)),
+            Some(Value::Loss(_))
+        ));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
