@@ -164,7 +164,11 @@ impl Endgames {
         {
             return;
         }
-        if b.started[slot(v)].swap(true, Ordering::Relaxed) {
+        // A load first: probes come from every search thread, a write each time would make
+        // them fight over the cache line.
+        if b.started[slot(v)].load(Ordering::Relaxed)
+            || b.started[slot(v)].swap(true, Ordering::Relaxed)
+        {
             return;
         }
         let b = Arc::clone(b);
