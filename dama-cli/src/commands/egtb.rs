@@ -38,6 +38,11 @@ fn build(variant: Variant, dir: &Path, pieces: u32, threads: usize) -> Result<St
     let terminal = io::stderr().is_terminal();
     let start = Instant::now();
     let mut solved = 0u64;
+    let mut finished = 0u64;
+    let all: u64 = all_classes(pieces.min(7))
+        .iter()
+        .map(|m| m.len() as u64)
+        .sum();
     let mut report = |e: &BuildEvent| {
         let mut err = io::stderr().lock();
         match *e {
@@ -51,9 +56,14 @@ fn build(variant: Variant, dir: &Path, pieces: u32, threads: usize) -> Result<St
                 let rate = solved as f64 / elapsed.max(1e-3);
                 let width = 30;
                 let filled = width * done / total.max(1);
+                let eta = if rate > 0.0 {
+                    format!("{:.0}s", all.saturating_sub(finished) as f64 / rate)
+                } else {
+                    "?".to_string()
+                };
                 let _ = write!(
                     err,
-                    "\r\x1b[K[{}{}] {done}/{total} {material} ({positions} positions) {:.1} M/s {elapsed:.0}s",
+                    "\r\x1b[K[{}{}] {done}/{total} {material} ({positions} positions) {:.1} M/s, {elapsed:.0}s, ETA {eta}",
                     "#".repeat(filled),
                     "-".repeat(width - filled),
                     rate / 1e6,
@@ -73,6 +83,7 @@ fn build(variant: Variant, dir: &Path, pieces: u32, threads: usize) -> Result<St
                 if !resumed {
                     solved += positions;
                 }
+                finished += positions;
                 if !terminal {
                     let how = if resumed {
                         "already built".to_string()
