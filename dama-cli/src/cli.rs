@@ -339,6 +339,73 @@ The signature (total nodes) is the same on every machine for the same code.")]
         #[command(subcommand)]
         action: PdnAction,
     },
+    /// Endgame tables: build them, probe positions, list and verify them.
+    ///
+    /// Tables live in --dir, else $DAMA_EGTB, else ~/.cache/dama/egtb (one subdirectory per
+    /// variant). Values ignore the 40-move rule; distances are MTC, plies to the next capture
+    /// or man move.
+    #[command(after_help = "Examples:
+  dama egtb build                     every Italian ending of up to 5 pieces (about a minute)
+  dama egtb build --pieces 6          up to 6 pieces (resumable: rerun it after a stop)
+  dama egtb probe --fen \"W:WK18,22:BK29\"      prints `win 7`
+  dama egtb probe --stdin < fens.txt  one line per FEN: win N, draw, loss N, unknown, error: ...
+  dama egtb info                      what is built
+  dama egtb verify                    every stored value against its successors")]
+    Egtb {
+        #[command(subcommand)]
+        action: EgtbAction,
+    },
+}
+
+/// Where and for which rules `dama egtb` works.
+#[derive(clap::Args, Debug, Clone)]
+pub struct EgtbArgs {
+    /// The rules.
+    #[arg(long, default_value = "italian", value_parser = variant_parser())]
+    pub variant: Variant,
+    /// The tables' directory (default: $DAMA_EGTB, else ~/.cache/dama/egtb).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+}
+
+/// The actions of `dama egtb`.
+#[derive(Subcommand, Debug)]
+pub enum EgtbAction {
+    /// Build every table with at most N pieces (classes already built are kept).
+    Build {
+        #[command(flatten)]
+        args: EgtbArgs,
+        /// The most pieces, both sides together (2..=7).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..=7))]
+        pieces: u32,
+        /// Threads.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+    },
+    /// Print the value of each position for its side to move.
+    Probe {
+        #[command(flatten)]
+        args: EgtbArgs,
+        /// The position (PDN-style FEN).
+        #[arg(long, conflicts_with = "stdin", required_unless_present = "stdin")]
+        fen: Option<String>,
+        /// Read FENs from standard input, one a line.
+        #[arg(long)]
+        stdin: bool,
+    },
+    /// List the built tables: class, positions, size, build time, checksum.
+    Info {
+        #[command(flatten)]
+        args: EgtbArgs,
+    },
+    /// Check every stored value of every table against its successors' values.
+    Verify {
+        #[command(flatten)]
+        args: EgtbArgs,
+        /// Only tables with at most N pieces.
+        #[arg(long)]
+        pieces: Option<u32>,
+    },
 }
 
 /// Where `dama analyze` and `dama board` take their position from.

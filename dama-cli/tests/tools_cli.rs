@@ -305,7 +305,10 @@ fn progress_bars_are_drawn_on_a_terminal_only() {
     let (status, raw) = in_terminal(&["pdn", "check", p]);
     assert_eq!(status, 0);
     // The rate's unit depends on how far the count got when the bar was drawn (B/s at first).
-    assert!(raw.contains(" MiB · ") && raw.contains("/s · ETA "), "{raw:?}");
+    assert!(
+        raw.contains(" MiB · ") && raw.contains("/s · ETA "),
+        "{raw:?}"
+    );
     assert_eq!(last_line(&raw), summary, "{raw:?}");
     let (_, raw) = in_terminal(&["bench", "--depth", "2"]);
     assert!(raw.contains("/8 positions"), "{raw:?}");

@@ -80,6 +80,7 @@ struct Settings {
     threads: i64,
     seed: i64,
     multipv: i64,
+    egtb_dir: String,
 }
 
 impl Default for Settings {
@@ -91,6 +92,7 @@ impl Default for Settings {
             threads: 1,
             seed: 0,
             multipv: 1,
+            egtb_dir: crate::searcher::default_egtb_dir(),
         }
     }
 }
@@ -286,6 +288,11 @@ impl<W: Write> Controller<W> {
             int_param("threads", s.threads, 1, MAX_THREADS),
             int_param("seed", s.seed, 0, MAX_SEED),
             int_param("multipv", s.multipv, 1, MAX_MULTIPV),
+            Response::Param {
+                name: "egtb-dir".into(),
+                value: s.egtb_dir.clone(),
+                kind: ParamType::String,
+            },
         ];
         for p in &params {
             self.send(p)?;
@@ -337,6 +344,10 @@ impl<W: Write> Controller<W> {
             "multipv" => {
                 self.settings.multipv = int(1, MAX_MULTIPV)?;
                 self.job(Job::MultiPv(self.settings.multipv as usize));
+            }
+            "egtb-dir" => {
+                self.settings.egtb_dir = value.to_string();
+                self.job(Job::EgtbDir(value.to_string()));
             }
             other => tracing::debug!(name = %excerpt(other), "unknown parameter ignored"),
         }

@@ -7,7 +7,7 @@ use std::sync::mpsc::{self, Sender};
 use std::thread::JoinHandle;
 
 use dama_rules::Game;
-use dama_search::{Engine, Info, Level, Limits, SearchResult, Signals};
+use dama_search::{Endgames, Engine, Info, Level, Limits, SearchResult, Signals};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -38,6 +38,8 @@ pub(crate) enum Job {
     MultiPv(usize),
     /// Seed of the level choices; 0 draws a fresh seed at each new game.
     Seed(u64),
+    /// The endgame tables' directory (empty: the small in-memory tables only).
+    EgtbDir(String),
     NewGame,
 }
 
@@ -99,6 +101,21 @@ impl Drop for Searcher {
     }
 }
 
+/// The default of the `egtb-dir` parameter: `$DAMA_EGTB`, else `~/.cache/dama/egtb`.
+pub(crate) fn default_egtb_dir() -> String {
+    dama_search::egtb::default_dir().display().to_string()
+}
+
+/// The tables of `dir`: its files, built there in the background when the 5-piece ones
+/// are missing; an empty `dir` means the small in-memory tables only.
+fn endgames_for(dir: &str) -> Endgames {
+    if dir.trim().is_empty() {
+        Endgames::memory_only()
+    } else {
+        Endgames::from_dir(std::path::Path::new(dir.trim()), true)
+    }
+}
+
 /// The searcher thread's state: the engine (made at `init` or at the first search, so that
 /// an idle engine holds no table) and its settings.
 struct State {
@@ -108,6 +125,7 @@ struct State {
     multipv: usize,
     seed: u64,
     rng: ChaCha8Rng,
+    endgames: Endgames,
 }
 
 impl State {
@@ -119,16 +137,19 @@ impl State {
             multipv: 1,
             seed: 0,
             rng: rng_for(0),
+            endgames: endgames_for(&default_egtb_dir()),
         }
     }
 
     fn engine(&mut self) -> &mut Engine {
         let (hash, threads, multipv) = (self.hash, self.threads, self.multipv);
+        let endgames = self.endgames.clone();
         self.engine.get_or_insert_with(|| {
             tracing::debug!(hash, threads, multipv, "allocating the engine");
             let mut e = Engine::with_hash(hash);
             e.set_threads(threads);
             e.set_multipv(multipv);
+            e.set_endgames(endgames);
             e
         })
     }
@@ -172,6 +193,12 @@ impl State {
             Job::Seed(seed) => {
                 self.seed = seed;
                 self.rng = rng_for(seed);
+            }
+            Job::EgtbDir(dir) => {
+                self.endgames = endgames_for(&dir);
+                if let Some(e) = &mut self.engine {
+                    e.set_endgames(self.endgames.clone());
+                }
             }
             Job::NewGame => {
                 if let Some(e) = &mut self.engine {

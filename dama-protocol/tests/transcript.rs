@@ -212,8 +212,10 @@ fn hub_declares_id_parameters_then_wait() {
         .collect();
     assert_eq!(
         names,
-        ["variant", "level", "hash", "threads", "seed", "multipv"]
+        ["variant", "level", "hash", "threads", "seed", "multipv", "egtb-dir"]
     );
+    let egtb = lex(params[6]).unwrap().unwrap();
+    assert_eq!(egtb.value("type"), Some("string"));
     let variant = lex(params[0]).unwrap().unwrap();
     assert_eq!(variant.value("type"), Some("enum"));
     let values: Vec<&str> = variant.value("values").unwrap().split(' ').collect();
@@ -225,7 +227,7 @@ fn hub_declares_id_parameters_then_wait() {
         level.value("values"),
         Some("novice easy normal strong hard")
     );
-    for p in &params[2..] {
+    for p in &params[2..6] {
         let p = lex(p).unwrap().unwrap();
         assert_eq!(p.value("type"), Some("int"));
         assert!(p.value("min").is_some() && p.value("max").is_some());

@@ -353,18 +353,28 @@ fn random_seed() -> u64 {
     RandomState::new().hash_one(std::time::SystemTime::now())
 }
 
-/// The value of `board`'s position in dama's endgame tables (kings only, at most five pieces,
-/// built in memory on first use: about a second for the largest), for the side to move:
-/// `("win", plies)`, `("loss", plies)` (plies until the loser has no move) or
-/// `("draw", None)`; `None` when the tables do not hold the position (men on the board, more
-/// than five pieces). The engine's search uses the same tables. The GIL is released.
+/// The endgame tables `probe_endgame` reads: `dama egtb build`'s files where they are
+/// (`$DAMA_EGTB`, else `~/.cache/dama/egtb`), then the small tables built in memory.
+fn endgames() -> &'static dama_search::Endgames {
+    static TABLES: std::sync::OnceLock<dama_search::Endgames> = std::sync::OnceLock::new();
+    TABLES.get_or_init(|| dama_search::Endgames::from_dir(&dama_search::egtb::default_dir(), false))
+}
+
+/// The value of `board`'s position in dama's endgame tables, for the side to move:
+/// `("win", plies)` or `("loss", plies)` with the plies to the next conversion (a capture or
+/// a man move) under best play, or `("draw", None)`; `None` when no table holds the position.
+/// The files of `dama egtb build` (`$DAMA_EGTB`, else `~/.cache/dama/egtb`) cover what they
+/// were built for; without them, the tables built in memory on first use cover up to four
+/// pieces, and five when all are kings. Values are those of the game without the 40-move
+/// rule. The engine's search uses the same tables. The GIL is released.
 #[pyfunction]
 fn probe_endgame(py: Python<'_>, board: PyRef<'_, Board>) -> Option<(&'static str, Option<u32>)> {
-    use dama_search::endgame::{probe, Value};
+    use dama_egtb::Value;
     let pos = *board.position();
     let variant = board.game.variant();
     drop(board);
-    let value = py.detach(move || dama_rules::with_rules!(variant, R => probe::<R>(&pos)))?;
+    let value =
+        py.detach(move || dama_rules::with_rules!(variant, R => endgames().probe::<R>(&pos)))?;
     Some(match value {
         Value::Win(d) => ("win", Some(d)),
         Value::Loss(d) => ("loss", Some(d)),

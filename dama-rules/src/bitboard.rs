@@ -119,6 +119,22 @@ impl Bitboard {
     pub const fn bits(self) -> u64 {
         self.0
     }
+
+    /// The set with the raw bits `bits` of the padded layout (the inverse of
+    /// [`Bitboard::bits`]); `None` when a bit is not one of the 32 squares.
+    ///
+    /// ```
+    /// use dama_rules::Bitboard;
+    /// assert_eq!(Bitboard::from_bits(Bitboard::ALL.bits()), Some(Bitboard::ALL));
+    /// assert_eq!(Bitboard::from_bits(1 << 4), None); // a ghost bit
+    /// ```
+    pub const fn from_bits(bits: u64) -> Option<Bitboard> {
+        if bits & !BOARD != 0 {
+            None
+        } else {
+            Some(Bitboard(bits))
+        }
+    }
 }
 
 /// Iterator over the squares of a [`Bitboard`], ascending.

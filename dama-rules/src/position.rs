@@ -85,6 +85,43 @@ impl Position {
         Ok(pos)
     }
 
+    /// The position with White's pieces `white`, Black's `black`, the kings among them
+    /// `kings`, and `turn` to move: a fast constructor for programs that enumerate positions
+    /// (endgame tables).
+    ///
+    /// ```
+    /// use dama_rules::{Bitboard, Color, Position, Square};
+    /// let sq = |n| Bitboard::from_square(Square::new(n).unwrap());
+    /// let pos = Position::from_bitboards(sq(22), sq(18), sq(18), Color::White)?;
+    /// assert_eq!(pos.fen(), "W:W22:BK18");
+    /// # Ok::<_, dama_rules::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidPosition`] when the sides share a square, a king is on no piece, or a
+    /// side has more than 12 pieces.
+    pub fn from_bitboards(
+        white: Bitboard,
+        black: Bitboard,
+        kings: Bitboard,
+        turn: Color,
+    ) -> Result<Position, Error> {
+        let why = if (white & black).any() {
+            "White and Black share a square".to_string()
+        } else if (kings - (white | black)).any() {
+            "a king stands on an empty square".to_string()
+        } else if white.count() > 12 || black.count() > 12 {
+            "a side has more than 12 pieces: expected at most 12".to_string()
+        } else {
+            return Ok(Position {
+                pieces: [white.0, black.0],
+                kings: kings.0,
+                turn,
+            });
+        };
+        Err(Error::InvalidPosition { why })
+    }
+
     fn put(&mut self, sq: Square, piece: Piece) {
         let b = 1u64 << sq.bit();
         self.pieces[piece.color.index()] |= b;

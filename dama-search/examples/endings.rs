@@ -8,11 +8,11 @@
 
 use std::time::Duration;
 
+use dama_egtb::Value;
 use dama_rules::{
     variant::Italian, Color, Game, Outcome, Piece, Position, Role, Setup, Square, Variant,
 };
-use dama_search::endgame::{self, Value};
-use dama_search::{Engine, Level, Limits, Signals};
+use dama_search::{Endgames, Engine, Level, Limits, Signals};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -59,7 +59,7 @@ fn main() {
         let mut failed = Vec::new();
         for _ in 0..starts {
             let start = random_start(&mut rng, strong, weak);
-            if endgame::probe::<Italian>(&start) == Some(Value::Draw) {
+            if Endgames::memory_only().probe::<Italian>(&start) == Some(Value::Draw) {
                 drawn_starts += 1;
                 continue;
             }

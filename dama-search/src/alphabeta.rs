@@ -7,11 +7,11 @@ use std::sync::atomic::Ordering;
 use dama_rules::{Move, MoveList, Position, Rules};
 
 use crate::control::Control;
-use crate::endgame::{self, Value};
 use crate::eval::{evaluate_with, feature};
 use crate::ordering::{History, Killers};
-use crate::score::{Score, INFINITE, WIN};
+use crate::score::{Score, INFINITE, TABLE_WIN, WIN};
 use crate::tt::{Bound, Table};
+use dama_egtb::Value;
 
 /// Deepest ply a line may reach (extensions included).
 pub(crate) const MAX_PLY: usize = 128;
@@ -133,20 +133,22 @@ impl<'a, R: Rules> Worker<'a, R> {
         }
     }
 
-    /// The exact value of a kings-only position with few pieces, from the endgame tables;
-    /// a win or loss the no-progress counter would cut short is left to the search.
+    /// The exact value of a position with few pieces and no capture pending for either side,
+    /// from the endgame tables; a win or loss whose next conversion the no-progress counter
+    /// would not reach is left to the search.
     #[inline(always)]
     fn probe_endgame(&self, pos: &Position, ply: usize, quiet: u32) -> Option<i32> {
-        use dama_rules::Color::{Black, White};
-        if (pos.men(White) | pos.men(Black)).any() || pos.occupied().count() > endgame::MAX_PIECES {
+        let tables = self.control.endgames;
+        if !tables.may_cover(R::VARIANT, pos.occupied().count())
+            || pos.with_turn(!pos.turn()).must_capture::<R>()
+        {
             return None;
         }
-        let value = endgame::probe::<R>(pos)?;
         let ply = ply as i32;
-        match value {
+        match tables.probe::<R>(pos)? {
             Value::Draw => Some(0),
-            Value::Win(n) if quiet + n < self.no_progress => Some(WIN - ply - n as i32),
-            Value::Loss(n) if quiet + n < self.no_progress => Some(-WIN + ply + n as i32),
+            Value::Win(n) if quiet + n < self.no_progress => Some(TABLE_WIN - ply - n as i32),
+            Value::Loss(n) if quiet + n < self.no_progress => Some(-TABLE_WIN + ply + n as i32),
             _ => None,
         }
     }
@@ -180,7 +182,7 @@ impl<'a, R: Rules> Worker<'a, R> {
         if ply >= MAX_PLY - 1 {
             return self.static_value(pos, quiet);
         }
-        if ply > 0 {
+        if ply > 0 && !list[0].is_capture() {
             if let Some(v) = self.probe_endgame(pos, ply, quiet) {
                 return v;
             }

@@ -93,6 +93,8 @@ impl Default for Knobs {
 
 pub(crate) struct Control<'a> {
     pub knobs: Knobs,
+    /// The endgame tables.
+    pub endgames: &'a crate::egtb::Endgames,
     pub signals: &'a Signals,
     /// The main thread is done: helpers stop.
     pub halt: AtomicBool,

@@ -42,6 +42,7 @@ pub(crate) struct Job<'a> {
     pub knobs: crate::control::Knobs,
     /// Search a single legal move to the limits (analysis) rather than play it at once.
     pub search_forced: bool,
+    pub endgames: &'a crate::egtb::Endgames,
 }
 
 pub(crate) fn run<R: Rules>(
@@ -57,7 +58,45 @@ pub(crate) fn run<R: Rules>(
         return SearchResult::none(start.elapsed());
     }
     tt.new_search();
+    // A won ending the tables know: the quickest winning conversion the counter allows.
+    if job.multipv == 1 {
+        let rules = R::VARIANT.draw_rules();
+        let quiet = game.quiet_plies();
+        if let Some((m, d)) =
+            job.endgames
+                .root_win::<R>(game.position(), quiet, rules.no_progress_plies)
+        {
+            let score = Score(crate::score::TABLE_WIN - d as i32);
+            let time = start.elapsed();
+            on_info(&Info {
+                depth: 1,
+                seldepth: 1,
+                multipv: 1,
+                score,
+                nodes: 1,
+                nps: 0,
+                time,
+                pv: vec![m],
+            });
+            return SearchResult {
+                best: Some(m),
+                ponder: None,
+                score,
+                depth: 1,
+                seldepth: 1,
+                pv: vec![m],
+                nodes: 1,
+                time,
+                lines: vec![RootLine {
+                    mv: m,
+                    score,
+                    pv: vec![m],
+                }],
+            };
+        }
+    }
     let control = Control {
+        endgames: job.endgames,
         knobs: job.knobs,
         signals: job.signals,
         halt: Default::default(),

@@ -22,7 +22,7 @@
 
 mod alphabeta;
 mod control;
-pub mod endgame;
+pub mod egtb;
 pub mod eval;
 mod iterate;
 mod level;
@@ -39,6 +39,7 @@ use std::time::Duration;
 use dama_rules::{Game, Move};
 
 pub use control::{Knobs, Signals};
+pub use egtb::Endgames;
 pub use level::{Level, LevelProfile, PROFILES};
 pub use limits::{Clock, Limits, TimeControl};
 pub use score::Score;
@@ -166,6 +167,7 @@ pub struct Engine {
     threads: usize,
     multipv: usize,
     knobs: Knobs,
+    endgames: Endgames,
 }
 
 impl Default for Engine {
@@ -190,6 +192,7 @@ impl Engine {
             threads: 1,
             multipv: 1,
             knobs: Knobs::default(),
+            endgames: Endgames::memory_only(),
         }
     }
 
@@ -229,6 +232,17 @@ impl Engine {
     /// How many best root moves to score exactly and report (1 by default).
     pub fn set_multipv(&mut self, lines: usize) {
         self.multipv = lines.max(1);
+    }
+
+    /// The endgame tables the search probes ([`Endgames::memory_only`] by default: small
+    /// tables built in memory; [`Endgames::from_dir`] reads `dama egtb build`'s files too).
+    pub fn set_endgames(&mut self, endgames: Endgames) {
+        self.endgames = endgames;
+    }
+
+    /// The endgame tables in use.
+    pub fn endgames(&self) -> &Endgames {
+        &self.endgames
     }
 
     /// Sets the search feature switches (for matches comparing features).
@@ -299,6 +313,7 @@ impl Engine {
             multipv,
             knobs: self.knobs,
             search_forced,
+            endgames: &self.endgames,
         };
         let tt = &self.tt;
         dama_rules::with_rules!(game.variant(), R => iterate::run::<R>(tt, &job, on_info))

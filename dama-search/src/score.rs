@@ -24,6 +24,11 @@ pub struct Score(pub i32);
 pub const WIN: i32 = 30_000;
 /// Scores beyond this are wins or losses at a known distance.
 const WIN_BOUND: i32 = WIN - 1_000;
+/// An endgame table's win at distance 0 to conversion: table wins are `TABLE_WIN - ply -
+/// plies to conversion`, below every win at a known distance and above every evaluation.
+pub(crate) const TABLE_WIN: i32 = WIN_BOUND - 1;
+/// Scores beyond this are table wins (or wins at a known distance).
+const TABLE_BOUND: i32 = TABLE_WIN - 1_000;
 /// Beyond every score: the initial bound of a full window.
 pub(crate) const INFINITE: i32 = WIN + 1;
 
@@ -62,12 +67,26 @@ impl Score {
         }
     }
 
+    /// Whether this is a win an endgame table proves (its distance is to the next capture or
+    /// man move, not to the end of the game).
+    pub const fn is_table_win(self) -> bool {
+        self.0 > TABLE_BOUND && self.0 <= TABLE_WIN
+    }
+
+    /// Whether this is a loss an endgame table proves.
+    pub const fn is_table_loss(self) -> bool {
+        self.0 < -TABLE_BOUND && self.0 >= -TABLE_WIN
+    }
+
     /// The score in men (`1.0` = one man), for display; wins and losses are ±100 minus a
     /// hundredth per ply, the Hub protocol's convention (a win in 7 plies is `99.93`).
     pub fn men(self) -> f64 {
         match self.plies_to_end() {
             Some(n) if self.is_win() => 100.0 - f64::from(n) / 100.0,
             Some(n) => -100.0 + f64::from(n) / 100.0,
+            // Table wins: 90 minus a hundredth per ply to the next conversion.
+            None if self.is_table_win() => 90.0 - f64::from(TABLE_WIN - self.0) / 100.0,
+            None if self.is_table_loss() => -90.0 + f64::from(TABLE_WIN + self.0) / 100.0,
             None => f64::from(self.0) / 100.0,
         }
     }
@@ -76,9 +95,9 @@ impl Score {
     /// losses become distances from this node, so that the entry is right at any ply.
     pub(crate) const fn to_tt(self, ply: usize) -> i32 {
         let ply = ply as i32;
-        if self.0 > WIN_BOUND {
+        if self.0 > TABLE_BOUND {
             self.0 + ply
-        } else if self.0 < -WIN_BOUND {
+        } else if self.0 < -TABLE_BOUND {
             self.0 - ply
         } else {
             self.0
@@ -88,9 +107,9 @@ impl Score {
     /// The inverse of [`Score::to_tt`].
     pub(crate) const fn from_tt(stored: i32, ply: usize) -> Score {
         let ply = ply as i32;
-        if stored > WIN_BOUND {
+        if stored > TABLE_BOUND {
             Score(stored - ply)
-        } else if stored < -WIN_BOUND {
+        } else if stored < -TABLE_BOUND {
             Score(stored + ply)
         } else {
             Score(stored)
@@ -111,6 +130,12 @@ impl fmt::Display for Score {
         match self.plies_to_end() {
             Some(n) if self.is_win() => write!(f, "win in {n}"),
             Some(n) => write!(f, "loss in {n}"),
+            None if self.is_table_win() => {
+                write!(f, "table win, {} to conversion", TABLE_WIN - self.0)
+            }
+            None if self.is_table_loss() => {
+                write!(f, "table loss, {} to conversion", TABLE_WIN + self.0)
+            }
             None => write!(f, "{:+.2}", f64::from(self.0) / 100.0),
         }
     }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use dama_rules::{Game, Move};
-use dama_search::{ChaCha8Rng, Engine, Level, Limits, Signals};
+use dama_search::{ChaCha8Rng, Endgames, Engine, Level, Limits, Signals};
 use tokio::sync::Semaphore;
 
 use crate::metrics::Metrics;
@@ -47,6 +47,10 @@ pub enum SearchError {
 /// The engines and the flag that stops every search when the server stops.
 pub struct Computer {
     engines: Mutex<Vec<Engine>>,
+    /// The endgame tables every engine probes: `dama egtb build`'s files where they are
+    /// (`$DAMA_EGTB`, else `~/.cache/dama/egtb`), opened once and shared, then the small
+    /// in-memory ones. A server builds no files itself (`dama egtb build` does).
+    endgames: Endgames,
     free: Semaphore,
     signals: Signals,
     metrics: Arc<Metrics>,
@@ -59,6 +63,7 @@ impl Computer {
         let count = count.max(1);
         Computer {
             engines: Mutex::new(Vec::with_capacity(count)),
+            endgames: Endgames::from_dir(&dama_search::egtb::default_dir(), false),
             free: Semaphore::new(count),
             signals: Signals::default(),
             metrics,
@@ -94,8 +99,13 @@ impl Computer {
             .unwrap_or_else(PoisonError::into_inner)
             .pop();
         let signals = self.signals.clone();
+        let endgames = self.endgames.clone();
         let task = tokio::task::spawn_blocking(move || {
-            let mut engine = free.unwrap_or_else(|| Engine::with_hash(HASH_MIB));
+            let mut engine = free.unwrap_or_else(|| {
+                let mut engine = Engine::with_hash(HASH_MIB);
+                engine.set_endgames(endgames);
+                engine
+            });
             let limits = if level == Level::Hard {
                 Limits::move_time(HARD_TIME)
             } else {

@@ -61,10 +61,21 @@ pub struct Output {
     pub json: bool,
 }
 
+/// An engine using the endgame tables that are there (`$DAMA_EGTB`, else
+/// `~/.cache/dama/egtb`; `dama egtb build` makes them), and the small in-memory ones.
+fn engine_with_tables() -> Engine {
+    let mut engine = Engine::new();
+    engine.set_endgames(dama_search::Endgames::from_dir(
+        &dama_search::egtb::default_dir(),
+        false,
+    ));
+    engine
+}
+
 /// Analyzes the current position of `game`.
 pub fn run(game: &Game, budget: Budget, output: Output) -> Result<Status, CliError> {
     let limits = budget.limits(Limits::move_time(Duration::from_secs(1)))?;
-    let mut engine = Engine::new();
+    let mut engine = engine_with_tables();
     engine.set_threads(output.threads);
     engine.set_multipv(output.multipv);
     let stdout = io::stdout();
@@ -191,7 +202,7 @@ pub fn annotate(
     margin: f64,
 ) -> Result<Status, CliError> {
     let limits = budget.limits(Limits::depth(10))?;
-    let mut engine = Engine::new();
+    let mut engine = engine_with_tables();
     engine.set_threads(threads);
     let mut game = Game::from_position(record.variant, record.start);
     // The best move and its score (for the side to move) in every position of the game.

@@ -3,6 +3,7 @@
 mod analyze;
 mod bench;
 mod board;
+mod egtb;
 mod matches;
 mod moves;
 mod pdn;
@@ -44,6 +45,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
                 },
         } => matches::stats(&files, player.as_deref(), variant, json),
         Command::Pdn { variant, action } => Ok(pdn::run(variant, action)?),
+        Command::Egtb { action } => egtb::run(action),
         Command::Analyze {
             position,
             depth,

@@ -1,7 +1,7 @@
 //! The computer opponent: a search engine and the seeded generator its levels choose with.
 
 use dama_rules::{Game, Move};
-use dama_search::{Engine, Level, Limits, Signals};
+use dama_search::{Endgames, Engine, Level, Limits, Signals};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -13,10 +13,14 @@ pub struct Computer {
 }
 
 impl Computer {
-    /// A computer choosing with a generator seeded by `seed`.
+    /// A computer choosing with a generator seeded by `seed`, probing the endgame tables that
+    /// `dama egtb build` wrote (`$DAMA_EGTB`, else `~/.cache/dama/egtb`) and the small
+    /// in-memory ones.
     pub fn new(seed: u64) -> Computer {
+        let mut engine = Engine::new();
+        engine.set_endgames(Endgames::from_dir(&dama_search::egtb::default_dir(), false));
         Computer {
-            engine: Engine::new(),
+            engine,
             rng: ChaCha8Rng::seed_from_u64(seed),
         }
     }

@@ -172,8 +172,10 @@ def perft(board: Board, depth: int) -> int:
     """Leaves of the legal-move tree of ``depth`` plies (GIL released)."""
 
 def probe_endgame(board: Board) -> Optional[Tuple[str, Optional[int]]]:
-    """The endgame tables' value for the side to move (kings only, at most five pieces):
-    ``("win", plies)``, ``("loss", plies)``, ``("draw", None)``, or ``None`` when not held."""
+    """The endgame tables' value for the side to move (``dama egtb build``'s files, else
+    tables built in memory: up to four pieces, five when all are kings): ``("win", plies)``,
+    ``("loss", plies)`` (plies to the next capture or man move), ``("draw", None)``, or
+    ``None`` when not held."""
 
 class Score:
     """A score for the side to move."""

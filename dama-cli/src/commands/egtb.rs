@@ -1,0 +1,273 @@
+//! `dama egtb`: build, probe, list and verify the endgame tables.
+
+use std::collections::HashMap;
+use std::io::{self, BufRead, BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use dama_egtb::{solve::build_order, variant_dir, BuildEvent, Material, Tables};
+use dama_rules::notation::fen;
+use dama_rules::Variant;
+
+use crate::cli::{EgtbAction, EgtbArgs};
+use crate::error::CliError;
+use crate::exit::Status;
+
+fn dir_of(args: &EgtbArgs) -> PathBuf {
+    args.dir.clone().unwrap_or_else(dama_egtb::default_dir)
+}
+
+fn egtb_error(e: dama_egtb::Error) -> CliError {
+    CliError::Usage(e.to_string())
+}
+
+pub fn run(action: EgtbAction) -> Result<Status, CliError> {
+    match action {
+        EgtbAction::Build {
+            args,
+            pieces,
+            threads,
+        } => build(args.variant, &dir_of(&args), pieces, threads),
+        EgtbAction::Probe { args, fen, stdin } => probe(args.variant, &dir_of(&args), fen, stdin),
+        EgtbAction::Info { args } => info(args.variant, &dir_of(&args)),
+        EgtbAction::Verify { args, pieces } => verify(args.variant, &dir_of(&args), pieces),
+    }
+}
+
+fn build(variant: Variant, dir: &Path, pieces: u32, threads: usize) -> Result<Status, CliError> {
+    let terminal = io::stderr().is_terminal();
+    let start = Instant::now();
+    let mut solved = 0u64;
+    let mut finished = 0u64;
+    let all: u64 = all_classes(pieces.min(7))
+        .iter()
+        .map(|m| m.len() as u64)
+        .sum();
+    let mut report = |e: &BuildEvent| {
+        let mut err = io::stderr().lock();
+        match *e {
+            BuildEvent::Start {
+                material,
+                done,
+                total,
+                positions,
+            } if terminal => {
+                let elapsed = start.elapsed().as_secs_f64();
+                let rate = solved as f64 / elapsed.max(1e-3);
+                let width = 30;
+                let filled = width * done / total.max(1);
+                let eta = if rate > 0.0 {
+                    format!("{:.0}s", all.saturating_sub(finished) as f64 / rate)
+                } else {
+                    "?".to_string()
+                };
+                let _ = write!(
+                    err,
+                    "\r\x1b[K[{}{}] {done}/{total} {material} ({positions} positions) {:.1} M/s, {elapsed:.0}s, ETA {eta}",
+                    "#".repeat(filled),
+                    "-".repeat(width - filled),
+                    rate / 1e6,
+                );
+                let _ = err.flush();
+            }
+            BuildEvent::Start { .. } => {}
+            BuildEvent::Finished {
+                material,
+                done,
+                total,
+                positions,
+                bytes,
+                seconds,
+                resumed,
+            } => {
+                if !resumed {
+                    solved += positions;
+                }
+                finished += positions;
+                if !terminal {
+                    let how = if resumed {
+                        "already built".to_string()
+                    } else {
+                        format!("{seconds:.2} s")
+                    };
+                    let _ = writeln!(
+                        err,
+                        "egtb {variant} {done}/{total} {material}: {positions} positions, {bytes} bytes, {how}"
+                    );
+                }
+            }
+        }
+    };
+    dama_egtb::build(variant, pieces, dir, threads, &mut report).map_err(egtb_error)?;
+    if terminal {
+        eprintln!();
+    }
+    eprintln!(
+        "egtb {variant} up to {pieces} pieces in {}: {:.1} s",
+        variant_dir(dir, variant).display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(Status::Ok)
+}
+
+fn probe_line(tables: &Tables, variant: Variant, text: &str) -> Result<String, String> {
+    let pos = fen::parse(text).map_err(|e| e.to_string())?;
+    match tables.probe(variant, &pos) {
+        Ok(Some(v)) => Ok(v.to_string()),
+        Ok(None) => Ok("unknown".to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn probe(
+    variant: Variant,
+    dir: &Path,
+    fen_text: Option<String>,
+    stdin: bool,
+) -> Result<Status, CliError> {
+    let tables = Tables::open(dir).map_err(egtb_error)?;
+    let out = io::stdout();
+    let mut out = BufWriter::new(out.lock());
+    let mut status = Status::Ok;
+    let mut answer = |text: &str, out: &mut dyn Write| -> Result<(), CliError> {
+        match probe_line(&tables, variant, text) {
+            Ok(line) => writeln!(out, "{line}"),
+            Err(why) => {
+                status = Status::BadInput;
+                writeln!(out, "error: {why}")
+            }
+        }
+        .map_err(CliError::Output)
+    };
+    if !stdin {
+        answer(fen_text.as_deref().unwrap_or(""), &mut out)?;
+    } else {
+        let mut input = io::stdin().lock();
+        let mut line = Vec::new();
+        for number in 1.. {
+            line.clear();
+            if input
+                .read_until(b'\n', &mut line)
+                .map_err(CliError::Input)?
+                == 0
+            {
+                break;
+            }
+            let line = line.strip_suffix(b"\n").unwrap_or(&line);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            match std::str::from_utf8(line) {
+                Ok(text) => answer(text, &mut out)?,
+                Err(_) => {
+                    writeln!(out, "error: line {number}: not UTF-8").map_err(CliError::Output)?;
+                }
+            }
+        }
+    }
+    out.flush().map_err(CliError::Output)?;
+    Ok(status)
+}
+
+/// Every class with at most 7 pieces, both colours.
+fn all_classes(pieces: u32) -> Vec<Material> {
+    let mut out = Vec::new();
+    for m in build_order(pieces) {
+        out.push(m);
+        if m.flip() != m {
+            out.push(m.flip());
+        }
+    }
+    out
+}
+
+/// Build times from the manifest, by class name.
+fn manifest_times(dir: &Path, variant: Variant) -> HashMap<String, String> {
+    let text =
+        std::fs::read_to_string(variant_dir(dir, variant).join("manifest.txt")).unwrap_or_default();
+    let mut times = HashMap::new();
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        if let Some(name) = words.next() {
+            if let Some(t) = words.find_map(|w| w.strip_prefix("seconds=")) {
+                times.insert(name.to_string(), t.to_string());
+            }
+        }
+    }
+    times
+}
+
+fn info(variant: Variant, dir: &Path) -> Result<Status, CliError> {
+    let tables = Tables::open(dir).map_err(egtb_error)?;
+    let times = manifest_times(dir, variant);
+    let out = io::stdout();
+    let mut out = BufWriter::new(out.lock());
+    let w = |out: &mut BufWriter<_>, s: String| writeln!(out, "{s}").map_err(CliError::Output);
+    w(
+        &mut out,
+        format!(
+            "egtb {variant} in {}: complete up to {} pieces",
+            variant_dir(dir, variant).display(),
+            tables.max_pieces(variant)
+        ),
+    )?;
+    let (mut files, mut positions, mut bytes) = (0u64, 0u64, 0u64);
+    let mut status = Status::Ok;
+    for m in all_classes(7) {
+        match tables.header(variant, m) {
+            Ok(None) => {}
+            Ok(Some((h, size))) => {
+                files += 1;
+                positions += h.len;
+                bytes += size;
+                let time = times.get(&m.to_string()).map_or("?", String::as_str);
+                w(
+                    &mut out,
+                    format!(
+                        "{m} positions={} bytes={size} seconds={time} checksum={:016x}",
+                        h.len, h.checksum
+                    ),
+                )?;
+            }
+            Err(e) => {
+                status = Status::Negative;
+                w(&mut out, format!("{m} error: {e}"))?;
+            }
+        }
+    }
+    w(
+        &mut out,
+        format!("total {files} files, {positions} positions, {bytes} bytes"),
+    )?;
+    out.flush().map_err(CliError::Output)?;
+    Ok(status)
+}
+
+fn verify(variant: Variant, dir: &Path, pieces: Option<u32>) -> Result<Status, CliError> {
+    let tables = Tables::open(dir).map_err(egtb_error)?;
+    let pieces = pieces.unwrap_or(7).min(7);
+    let mut status = Status::Ok;
+    let mut any = false;
+    let out = io::stdout();
+    let mut out = BufWriter::new(out.lock());
+    for m in all_classes(pieces) {
+        if !matches!(tables.header(variant, m), Ok(Some(_)) | Err(_)) {
+            continue;
+        }
+        any = true;
+        let line = match tables.verify(variant, m) {
+            Ok(n) => format!("{m} ok {n}"),
+            Err(e) => {
+                status = Status::Negative;
+                format!("{m} error: {e}")
+            }
+        };
+        writeln!(out, "{line}").map_err(CliError::Output)?;
+        out.flush().map_err(CliError::Output)?;
+    }
+    if !any {
+        return Err(CliError::Usage(format!(
+            "no {variant} tables in {}: build them with `dama egtb build`",
+            variant_dir(dir, variant).display()
+        )));
+    }
+    Ok(status)
+}

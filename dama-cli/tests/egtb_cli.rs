@@ -1,0 +1,115 @@
+//! `dama egtb`: build, probe, info and verify through the command line.
+
+mod common;
+
+use std::process::Command;
+
+use common::dama;
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).expect("utf-8 output")
+}
+
+#[test]
+fn build_probe_info_verify() {
+    let dir = std::env::temp_dir().join(format!("dama-egtb-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let o = dama(&["egtb", "build", "--pieces", "3", "--dir", d], None);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // Not a terminal: one plain line per class pair.
+    let err = text(&o.stderr);
+    assert!(err.contains("egtb italian 1/"), "{err}");
+    assert!(
+        err.lines().any(|l| l.contains(" K-KK: 29760 positions")),
+        "{err}"
+    );
+
+    // Two kings against one win; a king against a king, each in a double corner (the lone
+    // king's refuge, strategy.md §3), draws; a blocked king has lost; four pieces are not built; a bad FEN is an error and the run goes on.
+    let input =
+        "W:WK1,K3:BK29\nW:WK4:BK29\nB:WK28,K23:BK32\nW:WK1,K2:BK29,K30\nW:X\nB:WK1,K3:BK29\n";
+    let o = dama(&["egtb", "probe", "--dir", d, "--stdin"], Some(input));
+    let out = text(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 6, "{out}");
+    assert!(lines[0].starts_with("win "), "{out}");
+    assert_eq!(lines[1], "draw");
+    assert_eq!(lines[2], "loss 0");
+    assert_eq!(lines[3], "unknown");
+    assert!(
+        lines[4].starts_with("error: ") && lines[4].contains("W:X"),
+        "{out}"
+    );
+    assert!(lines[5].starts_with("loss "), "{out}");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a bad line makes the exit status 2"
+    );
+
+    let o = dama(
+        &["egtb", "probe", "--dir", d, "--fen", "W:WK1,K3:BK29"],
+        None,
+    );
+    assert!(o.status.success());
+    assert_eq!(text(&o.stdout), format!("{}\n", lines[0]));
+
+    // The directory from the environment.
+    let o = Command::new(env!("CARGO_BIN_EXE_dama"))
+        .args(["egtb", "probe", "--fen", "W:WK1,K3:BK29"])
+        .env("DAMA_EGTB", d)
+        .output()
+        .unwrap();
+    assert_eq!(text(&o.stdout), format!("{}\n", lines[0]));
+
+    let o = dama(&["egtb", "info", "--dir", d], None);
+    assert!(o.status.success());
+    let out = text(&o.stdout);
+    assert!(out.contains("complete up to 3 pieces"), "{out}");
+    assert!(
+        out.lines().any(|l| l.starts_with("KK-K positions=14880 ")),
+        "{out}"
+    );
+
+    let o = dama(&["egtb", "verify", "--dir", d], None);
+    assert!(o.status.success(), "{}", text(&o.stdout));
+    let out = text(&o.stdout);
+    assert!(out.lines().all(|l| l.contains(" ok ")), "{out}");
+
+    // A damaged file: verify and probe say so.
+    let path = dir.join("italian").join("KK-K.egtb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let n = bytes.len();
+    bytes.truncate(n - 3);
+    std::fs::write(&path, &bytes).unwrap();
+    let o = dama(&["egtb", "verify", "--dir", d], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stdout).contains("KK-K error: "),
+        "{}",
+        text(&o.stdout)
+    );
+    let o = dama(
+        &["egtb", "probe", "--dir", d, "--fen", "W:WK1,K3:BK29"],
+        None,
+    );
+    let out = text(&o.stdout);
+    assert!(
+        out.starts_with("error: ") && out.contains("truncated"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn verify_without_tables_says_how_to_build_them() {
+    let dir = std::env::temp_dir().join(format!("dama-egtb-none-{}", std::process::id()));
+    let o = dama(&["egtb", "verify", "--dir", dir.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("dama egtb build"),
+        "{}",
+        text(&o.stderr)
+    );
+}

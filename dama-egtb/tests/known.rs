@@ -1,0 +1,88 @@
+//! The values of strategy.md §3 (stronger side to move, every legal placement) and the verify
+//! pass on every table of at most 4 pieces.
+
+use dama_egtb::{solve::build_order, Material, Memory, Stats};
+use dama_rules::variant::{Czech, Italian, Spanish};
+use dama_rules::Rules;
+
+fn stats<R: Rules>(t: &Memory<R>, name: &str) -> Stats {
+    let m: Material = name.parse().unwrap();
+    t.stats(m).unwrap()
+}
+
+fn percent(part: u64, s: &Stats) -> f64 {
+    100.0 * part as f64 / s.positions as f64
+}
+
+#[test]
+fn kings_only_endings_match_the_reference_solve() {
+    let t = Memory::<Italian>::new(5).with_threads(2);
+    // 2K v K: 34 draws, the longest win 33 plies.
+    let s = stats(&t, "KK-K");
+    assert_eq!(s.positions, 32 * 31 * 30 / 2);
+    assert_eq!((s.wins, s.draws, s.losses), (14_846, 34, 0));
+    assert_eq!(s.longest_win, 33);
+    // 3K v K: all won, at most 12 plies to a capture.
+    let s = stats(&t, "KKK-K");
+    assert_eq!((s.wins, s.draws, s.losses), (143_840, 0, 0));
+    assert_eq!(s.longest_win, 12);
+    // 2K v 2K: 27 % / 71 %, 19.
+    let s = stats(&t, "KK-KK");
+    assert_eq!((s.wins, s.draws, s.losses), (58_361, 153_456, 3_943));
+    assert_eq!(s.longest_win.max(s.longest_loss), 19);
+    // 3K v 2K: 99.0 % / 0.9 %, 48.
+    let s = stats(&t, "KKK-KK");
+    assert_eq!((s.wins, s.draws, s.losses), (1_994_608, 18_090, 1_062));
+    assert_eq!(s.longest_win.max(s.longest_loss), 48);
+}
+
+#[test]
+fn endings_with_men_match_the_reference_solve() {
+    let t = Memory::<Italian>::new(5).with_threads(2);
+    // K+M v K: 95.5 % / 4.5 %, 13.
+    let s = stats(&t, "KM-K");
+    eprintln!("KM-K {s:?}");
+    assert!((percent(s.wins, &s) - 95.5).abs() < 0.05, "{s:?}");
+    assert!((percent(s.draws, &s) - 4.5).abs() < 0.05, "{s:?}");
+    assert_eq!(s.longest_win, 13);
+    // 2K v K+M: 50 % / 50 %, 43.
+    let s = stats(&t, "KK-KM");
+    eprintln!("KK-KM {s:?}");
+    assert!((percent(s.wins, &s) - 50.0).abs() < 0.5, "{s:?}");
+    assert!((percent(s.draws, &s) - 50.0).abs() < 0.5, "{s:?}");
+    assert_eq!(s.longest_win.max(s.longest_loss), 43);
+    // 3M v K: 99.7 % / 0.3 %.
+    let s = stats(&t, "MMM-K");
+    eprintln!("MMM-K {s:?}");
+    assert!((percent(s.wins, &s) - 99.7).abs() < 0.05, "{s:?}");
+    assert!((percent(s.draws, &s) - 0.3).abs() < 0.05, "{s:?}");
+    // 2K+M v 2K: 87 % / 13 %, 69.
+    let s = stats(&t, "KKM-KK");
+    eprintln!("KKM-KK {s:?}");
+    assert!((percent(s.wins, &s) - 87.0).abs() < 0.5, "{s:?}");
+    assert!((percent(s.draws, &s) - 13.0).abs() < 0.5, "{s:?}");
+    assert_eq!(s.longest_win.max(s.longest_loss), 69);
+}
+
+fn verify_all<R: Rules>(pieces: u32) {
+    let t = Memory::<R>::new(pieces).with_threads(2);
+    for m in build_order(pieces) {
+        for m in [m, m.flip()] {
+            let n = t
+                .verify(m)
+                .unwrap_or_else(|e| panic!("{}: {e}", R::VARIANT));
+            assert!(n > 0, "{m}");
+        }
+    }
+}
+
+#[test]
+fn every_italian_table_of_four_pieces_agrees_with_its_successors() {
+    verify_all::<Italian>(4);
+}
+
+#[test]
+fn spanish_and_czech_tables_of_three_pieces_agree_with_their_successors() {
+    verify_all::<Spanish>(3);
+    verify_all::<Czech>(3);
+}

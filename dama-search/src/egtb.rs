@@ -1,0 +1,233 @@
+//! Where the search finds the exact values of endings: the tables of `dama-egtb`.
+//!
+//! One mechanism: an [`Endgames`] handle reads table files from a directory (built by
+//! `dama egtb build`, or by the engine itself on a background thread, see
+//! [`Endgames::from_dir`]) and, for what the files do not cover, builds small tables in
+//! memory on first need: every class of at most [`MEMORY_PIECES`] pieces and the kings-only
+//! ones of [`MEMORY_KINGS_ONLY`] (each a few milliseconds to a few seconds, once per
+//! process). The search probes a node only when neither side has a capture pending; the
+//! values ignore the 40-move rule, and the search uses one only when the distance to the
+//! next conversion fits in what the counter leaves.
+
+use std::any::Any;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use dama_egtb::{Material, Memory, Placement, Tables, Value};
+
+/// The default directory of the table files: `$DAMA_EGTB`, else `~/.cache/dama/egtb`.
+pub use dama_egtb::default_dir;
+use dama_rules::{Move, Position, Rules, Variant};
+
+/// Classes of at most this many pieces are built in memory when no file has them.
+pub const MEMORY_PIECES: u32 = 4;
+/// Kings-only classes of at most this many pieces are built in memory too.
+pub const MEMORY_KINGS_ONLY: u32 = 5;
+/// The pieces of the tables an engine builds on disk when they are missing.
+pub const BUILD_PIECES: u32 = 5;
+
+/// The in-memory tables, one per rule set, shared by every search of the process.
+static MEMORY: [OnceLock<Box<dyn Any + Send + Sync>>; 6] = [const { OnceLock::new() }; 6];
+
+fn slot(v: Variant) -> usize {
+    Variant::ALL.iter().position(|&x| x == v).unwrap_or(0)
+}
+
+fn memory<R: Rules>() -> &'static Memory<R> {
+    MEMORY[slot(R::VARIANT)]
+        .get_or_init(|| {
+            Box::new(Memory::<R>::new(MEMORY_PIECES).with_kings_only(MEMORY_KINGS_ONLY))
+        })
+        .downcast_ref::<Memory<R>>()
+        .unwrap_or_else(|| unreachable!("each slot holds its variant's tables"))
+}
+
+/// A background build of the files of one directory.
+#[derive(Debug, Default)]
+struct Builder {
+    dir: PathBuf,
+    started: [AtomicBool; 6],
+    ready: [OnceLock<Arc<Tables>>; 6],
+}
+
+/// The endgame tables a search uses; cheap to clone.
+#[derive(Clone, Default)]
+pub struct Endgames {
+    files: Option<Arc<Tables>>,
+    memory: bool,
+    builder: Option<Arc<Builder>>,
+}
+
+impl std::fmt::Debug for Endgames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endgames")
+            .field("dir", &self.files.as_ref().map(|t| t.dir().to_path_buf()))
+            .field("memory", &self.memory)
+            .finish()
+    }
+}
+
+impl Endgames {
+    /// Only the tables built in memory (the default of [`Engine`](crate::Engine)).
+    pub fn memory_only() -> Endgames {
+        Endgames {
+            files: None,
+            memory: true,
+            builder: None,
+        }
+    }
+
+    /// No tables at all: the search on its own.
+    pub fn none() -> Endgames {
+        Endgames::default()
+    }
+
+    /// The files in `dir` (see `dama_egtb::default_dir`), then the in-memory tables. With
+    /// `build_missing`, when `dir` lacks the tables of up to [`BUILD_PIECES`] pieces of a
+    /// variant, the first probe that would need them starts building them there on a
+    /// background thread (one thread, logged once); probes go on without them until it is
+    /// done, so no move waits.
+    pub fn from_dir(dir: &Path, build_missing: bool) -> Endgames {
+        let files = Tables::open(dir).ok().map(Arc::new);
+        Endgames {
+            files,
+            memory: true,
+            builder: build_missing.then(|| {
+                Arc::new(Builder {
+                    dir: dir.to_path_buf(),
+                    ..Builder::default()
+                })
+            }),
+        }
+    }
+
+    /// The most pieces the files cover for `variant`.
+    pub fn file_pieces(&self, variant: Variant) -> u32 {
+        let built = self
+            .builder
+            .as_ref()
+            .and_then(|b| b.ready[slot(variant)].get())
+            .map_or(0, |t| t.max_pieces(variant));
+        built.max(self.files.as_ref().map_or(0, |t| t.max_pieces(variant)))
+    }
+
+    fn files_for(&self, variant: Variant) -> Option<&Tables> {
+        let built = self
+            .builder
+            .as_ref()
+            .and_then(|b| b.ready[slot(variant)].get());
+        match (built, &self.files) {
+            (Some(b), Some(f)) if b.max_pieces(variant) > f.max_pieces(variant) => Some(b),
+            (_, Some(f)) => Some(f),
+            (Some(b), None) => Some(b),
+            (None, None) => None,
+        }
+    }
+
+    /// The value of `pos` (no capture pending for either side, or the files value it by
+    /// searching the captures), `None` when no table covers it.
+    pub fn probe<R: Rules>(&self, pos: &Position) -> Option<Value> {
+        let n = pos.occupied().count();
+        if let Some(t) = self.files_for(R::VARIANT) {
+            if n <= t.max_pieces(R::VARIANT) {
+                if let Ok(Some(v)) = t.probe_rules::<R>(pos) {
+                    return Some(v);
+                }
+            }
+        }
+        if n <= BUILD_PIECES {
+            self.start_build::<R>();
+        }
+        if self.memory && n <= MEMORY_KINGS_ONLY {
+            let m: Material = Placement::of(pos).material();
+            if n <= MEMORY_PIECES || m.men() == 0 {
+                return memory::<R>().probe(pos);
+            }
+        }
+        None
+    }
+
+    /// Whether a probe of a position with `n` pieces may answer (a quick filter).
+    #[inline]
+    pub fn may_cover(&self, variant: Variant, n: u32) -> bool {
+        (self.memory && n <= MEMORY_KINGS_ONLY) || n <= self.file_pieces(variant)
+    }
+
+    fn start_build<R: Rules>(&self) {
+        let Some(b) = &self.builder else { return };
+        let v = R::VARIANT;
+        if self
+            .files
+            .as_ref()
+            .is_some_and(|t| t.max_pieces(v) >= BUILD_PIECES)
+        {
+            return;
+        }
+        // A load first: probes come from every search thread, a write each time would make
+        // them fight over the cache line.
+        if b.started[slot(v)].load(Ordering::Relaxed)
+            || b.started[slot(v)].swap(true, Ordering::Relaxed)
+        {
+            return;
+        }
+        let b = Arc::clone(b);
+        tracing::info!(
+            dir = %b.dir.display(),
+            variant = %v,
+            "building the endgame tables of up to {BUILD_PIECES} pieces in the background"
+        );
+        let spawned = std::thread::Builder::new()
+            .name("dama-egtb-build".into())
+            .spawn(
+                move || match dama_egtb::build(v, BUILD_PIECES, &b.dir, 1, |_| {}) {
+                    Ok(()) => match Tables::open(&b.dir) {
+                        Ok(t) => {
+                            tracing::info!(variant = %v, "endgame tables ready");
+                            let _ = b.ready[slot(v)].set(Arc::new(t));
+                        }
+                        Err(e) => tracing::warn!("endgame tables: {e}"),
+                    },
+                    Err(e) => tracing::warn!("endgame tables not built: {e}"),
+                },
+            );
+        if let Err(e) = spawned {
+            tracing::warn!("endgame tables not built: {e}");
+        }
+    }
+
+    /// At the root: the winning move with the shortest distance to conversion that the
+    /// no-progress counter allows (`quiet` plies used of `limit`), and its value; `None`
+    /// unless `pos` is a covered win with no capture pending for either side.
+    pub fn root_win<R: Rules>(
+        &self,
+        pos: &Position,
+        quiet: u32,
+        limit: u32,
+    ) -> Option<(Move, u32)> {
+        if pos.must_capture::<R>() || pos.with_turn(!pos.turn()).must_capture::<R>() {
+            return None;
+        }
+        if !matches!(self.probe::<R>(pos)?, Value::Win(_)) {
+            return None;
+        }
+        let kings = pos.kings(pos.turn());
+        let mut best: Option<(Move, u32)> = None;
+        for &m in pos.moves::<R>().iter() {
+            let Value::Loss(d) = self.probe::<R>(&pos.after(m))? else {
+                continue;
+            };
+            let king_move = !m.is_capture() && kings.contains(m.from());
+            let d = if king_move { d + 1 } else { 1 };
+            // The conversion comes after d plies, played with the counter at quiet + d - 1
+            // (a conversion now resets it at once).
+            if king_move && quiet + d >= limit {
+                continue;
+            }
+            if best.is_none_or(|(_, b)| d < b) {
+                best = Some((m, d));
+            }
+        }
+        best
+    }
+}
