@@ -179,8 +179,9 @@ impl Endgames {
         );
         let spawned = std::thread::Builder::new()
             .name("dama-egtb-build".into())
-            .spawn(
-                move || match dama_egtb::build(v, BUILD_PIECES, &b.dir, 1, |_| {}) {
+            .spawn(move || {
+                lower_this_threads_priority();
+                match dama_egtb::build(v, BUILD_PIECES, &b.dir, 1, |_| {}) {
                     Ok(()) => match Tables::open(&b.dir) {
                         Ok(t) => {
                             tracing::info!(variant = %v, "endgame tables ready");
@@ -189,8 +190,8 @@ impl Endgames {
                         Err(e) => tracing::warn!("endgame tables: {e}"),
                     },
                     Err(e) => tracing::warn!("endgame tables not built: {e}"),
-                },
-            );
+                }
+            });
         if let Err(e) = spawned {
             tracing::warn!("endgame tables not built: {e}");
         }
@@ -229,5 +230,27 @@ impl Endgames {
             }
         }
         best
+    }
+}
+
+/// Makes the calling thread yield to everything else on the machine (nice 19), so that a
+/// background table build never slows a search or another program: on Linux, through
+/// `renice` on the thread's own id (read from `/proc/thread-self`; a thread's nice value is
+/// its own there, and threads it starts inherit it). Best effort, without `unsafe`: where
+/// that fails (another system, no `renice`), the build runs at normal priority, logged.
+fn lower_this_threads_priority() {
+    let tid = std::fs::read_link("/proc/thread-self")
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+    let lowered = tid.is_some_and(|tid| {
+        std::process::Command::new("renice")
+            .args(["-n", "19", "-p", &tid])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    if !lowered {
+        tracing::debug!("the endgame table build runs at normal priority");
     }
 }
