@@ -21,7 +21,9 @@ fn setup() -> &'static (Vec<u8>, Vec<u8>, PathBuf) {
         let path = dama_egtb::variant_dir(&dir, dama_rules::Variant::Italian)
             .join(dama_egtb::file::file_name(m));
         let bytes = std::fs::read(&path).expect("the table");
-        let values = TableFile::open(&path).and_then(|f| f.read_all()).expect("valid");
+        let values = TableFile::open(&path)
+            .and_then(|f| f.read_all())
+            .expect("valid");
         (bytes, values, dir.join("scratch.egtb"))
     })
 }

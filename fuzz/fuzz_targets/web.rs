@@ -81,7 +81,8 @@ fn call_with(
 ) -> (u16, Vec<u8>) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).expect("the server is up");
     let wait = if stream { 300 } else { 20_000 };
-    s.set_read_timeout(Some(Duration::from_millis(wait))).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(wait)))
+        .unwrap();
     let head = format!(
         "{method} {path} HTTP/1.1\r\nHost: fuzz\r\nContent-Type: application/json\r\n\
          Content-Length: {}\r\nConnection: close\r\n{extra}\r\n",
@@ -182,7 +183,10 @@ fuzz_target!(|data: &[u8]| {
     if stream && status == 200 {
         // Each event a move: "id: N", "event: move", then its JSON.
         for line in json.lines().filter_map(|l| l.strip_prefix("data: ")) {
-            assert!(line.starts_with('{'), "{path}: an event's data is not JSON: {line}");
+            assert!(
+                line.starts_with('{'),
+                "{path}: an event's data is not JSON: {line}"
+            );
         }
     }
     if pick % 13 == 0 && status == 201 {
