@@ -290,6 +290,72 @@ fn count_quiet<R: Rules, S: Side>(v: &View) -> u64 {
     n as u64
 }
 
+/// Calls `f` with the position after each quiet move when the side to move has no capture;
+/// otherwise appends its legal captures to `list` and returns `true`.
+///
+/// The children are built from the bitboards directly: no move is listed or decoded.
+#[inline(always)]
+pub(crate) fn for_each_quiet_child<R: Rules, S: Side>(
+    pos: &Position,
+    list: &mut MoveList,
+    mut f: impl FnMut(&Position),
+) -> bool {
+    let v = View::of::<S>(pos);
+    let kings_capture = kings_can_capture::<R>(&v);
+    if kings_capture || men_can_capture::<R, S>(&v) {
+        captures::<R, S>(&v, kings_capture, list);
+        return true;
+    }
+    let us = S::COLOR.index();
+    let mut child = *pos;
+    child.turn = S::Other::COLOR;
+    for d in S::FORWARD {
+        let mut targets = shift(v.men, d) & v.empty;
+        while targets != 0 {
+            let to = targets & targets.wrapping_neg();
+            targets ^= to;
+            let mut next = child;
+            next.pieces[us] ^= to | shift(to, -d);
+            next.kings |= to & S::PROMOTION;
+            f(&next);
+        }
+    }
+    if v.kings == 0 {
+        return false;
+    }
+    if R::KINGS_FLY {
+        let mut kings = v.kings;
+        while kings != 0 {
+            let from = kings & kings.wrapping_neg();
+            kings ^= from;
+            for d in DIRS {
+                let mut ray = shift(from, d) & v.empty;
+                while ray != 0 {
+                    let mut next = child;
+                    next.pieces[us] ^= from | ray;
+                    next.kings ^= from | ray;
+                    f(&next);
+                    ray = shift(ray, d) & v.empty;
+                }
+            }
+        }
+    } else {
+        for d in DIRS {
+            let mut targets = shift(v.kings, d) & v.empty;
+            while targets != 0 {
+                let to = targets & targets.wrapping_neg();
+                targets ^= to;
+                let moved = to | shift(to, -d);
+                let mut next = child;
+                next.pieces[us] ^= moved;
+                next.kings ^= moved;
+                f(&next);
+            }
+        }
+    }
+    false
+}
+
 #[inline]
 pub(crate) fn legal_for_side<R: Rules, S: Side>(pos: &Position, list: &mut MoveList) {
     let v = View::of::<S>(pos);
