@@ -5,7 +5,7 @@
 //! compiled on its own and no rule is tested per node.
 
 use crate::bitboard::BOARD;
-use crate::capture::{self, Best};
+use crate::capture::{self, Best, Count};
 use crate::variant::Priority;
 use crate::{Color, Move, MoveList, Position, Rules};
 
@@ -218,6 +218,12 @@ fn count_captures<R: Rules, S: Side>(v: &View, kings_capture: bool) -> u64 {
     };
     match simple {
         Some(jumpers) => jumpers.iter().map(|j| u64::from(j.count_ones())).sum(),
+        None if !kings_capture && !R::MEN_CAPTURE_BACKWARDS && !R::PROMOTION_CONTINUES => {
+            // No two sequences of forward-capturing men make the same move: count them.
+            let mut count = Count::new();
+            capture::generate_men::<R, S, _>(v, &mut count);
+            count.n
+        }
         None => {
             let mut list = MoveList::new();
             capture::generate::<R, S, _>(v, &mut Best::new(&mut list));
