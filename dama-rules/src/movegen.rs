@@ -208,9 +208,97 @@ fn captures<R: Rules, S: Side>(v: &View, kings_capture: bool, list: &mut MoveLis
     }
 }
 
+/// The number of legal captures of the side's men, from the bitboards, when no king can
+/// capture, men capture forwards only, and the priority rule ranks men's sequences by length
+/// alone (Italian, where men cannot take kings; Brazilian) or not at all (English, Czech);
+/// `None` under other rules.
+///
+/// A man capturing forwards never comes back to a square it passed, so the board is the same
+/// for the whole sequence (the pieces it takes and its start square are behind it), and a
+/// sequence is its start square and its steps. The men that can make the steps `d1..dk` are
+/// then found for all men at once by shifting their set along, and no two sequences make the
+/// same move.
+#[inline]
+fn count_forward_men<R: Rules, S: Side>(v: &View) -> Option<u64> {
+    let longest = match R::PRIORITY {
+        _ if R::MEN_CAPTURE_BACKWARDS || R::PROMOTION_CONTINUES => return None,
+        Priority::Italian if !R::MEN_CAPTURE_KINGS => true,
+        Priority::MostPieces => true,
+        Priority::Free | Priority::KingFirst => false,
+        Priority::Italian | Priority::Spanish => return None,
+    };
+    let jumps = Jumps {
+        victims: v.man_victims::<R>(),
+        empty: v.empty,
+        dirs: S::FORWARD,
+    };
+    let [a, b] = S::FORWARD;
+    let (fa, fb) = (jumps.jump(v.men, a), jumps.jump(v.men, b));
+    Some(if longest {
+        longest_of(jumps.longest(fa, 1), jumps.longest(fb, 1)).1
+    } else {
+        jumps.complete(fa) + jumps.complete(fb)
+    })
+}
+
+/// The fixed board of [`count_forward_men`].
+struct Jumps {
+    victims: u64,
+    empty: u64,
+    dirs: [i32; 2],
+}
+
+/// The longer of two (length, count) pairs, or their counts added when equally long.
+#[inline(always)]
+fn longest_of(x: (u32, u64), y: (u32, u64)) -> (u32, u64) {
+    match x.0.cmp(&y.0) {
+        std::cmp::Ordering::Greater => x,
+        std::cmp::Ordering::Less => y,
+        std::cmp::Ordering::Equal => (x.0, x.1 + y.1),
+    }
+}
+
+impl Jumps {
+    /// Where the pieces on `f` land after one jump along `d`.
+    #[inline(always)]
+    fn jump(&self, f: u64, d: i32) -> u64 {
+        shift(shift(f, d) & self.victims, d) & self.empty
+    }
+
+    /// The length and number of the longest sequences going on from the men on `f`, which
+    /// have jumped `k` times (0, 0 when `f` is empty).
+    fn longest(&self, f: u64, k: u32) -> (u32, u64) {
+        if f == 0 {
+            return (0, 0);
+        }
+        let [a, b] = self.dirs;
+        let (fa, fb) = (self.jump(f, a), self.jump(f, b));
+        if fa | fb == 0 {
+            return (k, u64::from(f.count_ones()));
+        }
+        longest_of(self.longest(fa, k + 1), self.longest(fb, k + 1))
+    }
+
+    /// The number of complete sequences going on from the men on `f`, which have jumped.
+    fn complete(&self, f: u64) -> u64 {
+        if f == 0 {
+            return 0;
+        }
+        let [a, b] = self.dirs;
+        let (fa, fb) = (self.jump(f, a), self.jump(f, b));
+        let stuck = f & !(shift(fa, -2 * a) | shift(fb, -2 * b));
+        u64::from(stuck.count_ones()) + self.complete(fa) + self.complete(fb)
+    }
+}
+
 /// The number of legal captures of the side to move (which has at least one).
 #[inline]
 fn count_captures<R: Rules, S: Side>(v: &View, kings_capture: bool) -> u64 {
+    if !kings_capture {
+        if let Some(n) = count_forward_men::<R, S>(v) {
+            return n;
+        }
+    }
     let simple = if kings_capture {
         None
     } else {
