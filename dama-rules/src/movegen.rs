@@ -235,6 +235,11 @@ fn count_forward_men<R: Rules, S: Side>(v: &View) -> Option<u64> {
     let [a, b] = S::FORWARD;
     let (fa, fb) = (jumps.jump(v.men, a), jumps.jump(v.men, b));
     Some(if longest {
+        let again = jumps.jump(fa, a) | jumps.jump(fa, b) | jumps.jump(fb, a) | jumps.jump(fb, b);
+        if again == 0 {
+            // The common case: single jumps only.
+            return Some(u64::from(fa.count_ones() + fb.count_ones()));
+        }
         longest_of(jumps.longest(fa, 1), jumps.longest(fb, 1)).1
     } else {
         jumps.complete(fa) + jumps.complete(fb)
