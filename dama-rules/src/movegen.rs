@@ -455,6 +455,94 @@ pub(crate) fn for_each_quiet_child<R: Rules, S: Side>(
     false
 }
 
+/// Perft(2) of `pos`, side `S` to move, for rules with short-range kings: the sum over the
+/// children of their numbers of legal moves.
+///
+/// After a quiet move from `a` to `b`, the opponent (when it has no capture) has the quiet
+/// moves it had before, plus the steps of its pieces onto `a`, less the steps onto `b`: the
+/// children's counts need no population count each.
+#[inline]
+pub(crate) fn perft2_short<R: Rules, S: Side>(pos: &Position) -> u64 {
+    debug_assert!(!R::KINGS_FLY);
+    let v = View::of::<S>(pos);
+    let kings_capture = kings_can_capture::<R>(&v);
+    if kings_capture || men_can_capture::<R, S>(&v) {
+        let mut list = MoveList::new();
+        captures::<R, S>(&v, kings_capture, &mut list);
+        let mut total = 0;
+        for &m in &list {
+            let mut next = *pos;
+            next.play_side::<S>(m);
+            total += count_for_side::<R, S::Other>(&next);
+        }
+        return total;
+    }
+    let them = View::of::<S::Other>(pos);
+    let base = count_quiet::<R, S::Other>(&them);
+    let us = S::COLOR.index();
+    let mut child = *pos;
+    child.turn = S::Other::COLOR;
+    let mut total = 0;
+    for d in S::FORWARD {
+        let mut targets = shift(v.men, d) & v.empty;
+        while targets != 0 {
+            let to = targets & targets.wrapping_neg();
+            targets ^= to;
+            let from = shift(to, -d);
+            let mut next = child;
+            next.pieces[us] ^= to | from;
+            next.kings |= to & S::PROMOTION;
+            total += leaf_count::<R, S::Other>(&next, from, to, base, &them);
+        }
+    }
+    if v.kings != 0 {
+        for d in DIRS {
+            let mut targets = shift(v.kings, d) & v.empty;
+            while targets != 0 {
+                let to = targets & targets.wrapping_neg();
+                targets ^= to;
+                let from = shift(to, -d);
+                let mut next = child;
+                next.pieces[us] ^= to | from;
+                next.kings ^= to | from;
+                total += leaf_count::<R, S::Other>(&next, from, to, base, &them);
+            }
+        }
+    }
+    total
+}
+
+/// The number of legal moves of `next`, side `S` to move, reached by a quiet move from
+/// `from` to `to` from a position where side `S` had the view `before` and `base` quiet moves.
+#[inline(always)]
+fn leaf_count<R: Rules, S: Side>(
+    next: &Position,
+    from: u64,
+    to: u64,
+    base: u64,
+    before: &View,
+) -> u64 {
+    let w = View::of::<S>(next);
+    let kings_capture = kings_can_capture::<R>(&w);
+    if kings_capture || men_can_capture::<R, S>(&w) {
+        return count_captures::<R, S>(&w, kings_capture);
+    }
+    // The steps of side `S` onto `sq`: they appear on `from` and vanish on `to`.
+    let onto = |sq: u64| -> u64 {
+        let mut n = 0;
+        for d in S::FORWARD {
+            n += u64::from(shift(sq, -d) & before.men != 0);
+        }
+        if before.kings != 0 {
+            for d in DIRS {
+                n += u64::from(shift(sq, -d) & before.kings != 0);
+            }
+        }
+        n
+    };
+    base + onto(from) - onto(to)
+}
+
 #[inline]
 pub(crate) fn legal_for_side<R: Rules, S: Side>(pos: &Position, list: &mut MoveList) {
     let v = View::of::<S>(pos);
