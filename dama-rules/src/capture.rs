@@ -46,6 +46,31 @@ impl Collector for Best<'_> {
     }
 }
 
+/// Counts the legal moves: the sequences of the best rank. Only for searches in which no two
+/// sequences make the same move (see [`generate_men`]).
+pub(crate) struct Count {
+    best: u32,
+    pub n: u64,
+}
+
+impl Count {
+    pub fn new() -> Count {
+        Count { best: 0, n: 0 }
+    }
+}
+
+impl Collector for Count {
+    #[inline(always)]
+    fn add(&mut self, _m: Move, rank: u32, _parts: RankParts, _path: &[u8]) {
+        if rank > self.best {
+            self.best = rank;
+            self.n = 1;
+        } else if rank == self.best {
+            self.n += 1;
+        }
+    }
+}
+
 /// Components of a sequence's rank, as the priority rules see them.
 #[derive(Copy, Clone, Eq, PartialEq, Debug)]
 pub(crate) struct RankParts {
@@ -276,39 +301,71 @@ pub(crate) fn generate<R: Rules, S: Side, C: Collector>(v: &View, out: &mut C) {
         path: [0; MAX_JUMPS],
         out,
     };
-    let victims = v.man_victims::<R>();
-    let mut men = 0;
-    for d in man_capture_dirs::<R, S>() {
-        if d != 0 {
-            men |= shift(shift(v.empty, -d) & victims, -d);
+    search.men::<R, S>(v);
+    search.kings::<R>(v);
+}
+
+/// Runs every complete capture sequence of the side's men into `out` (for a caller that knows
+/// no king can capture).
+///
+/// When men capture forwards only and stay men to the end of the sequence, each jump lands two
+/// rows further on, so the captured set fixes the path: no two sequences make the same move,
+/// and a [`Count`] may count them.
+#[inline]
+pub(crate) fn generate_men<R: Rules, S: Side, C: Collector>(v: &View, out: &mut C) {
+    let mut search = Search {
+        v: *v,
+        from: 0,
+        by_king: false,
+        path: [0; MAX_JUMPS],
+        out,
+    };
+    search.men::<R, S>(v);
+}
+
+impl<C: Collector> Search<'_, C> {
+    /// The sequences of every man that can capture.
+    #[inline(always)]
+    fn men<R: Rules, S: Side>(&mut self, v: &View) {
+        let victims = v.man_victims::<R>();
+        let mut men = 0;
+        for d in man_capture_dirs::<R, S>() {
+            if d != 0 {
+                men |= shift(shift(v.empty, -d) & victims, -d);
+            }
+        }
+        men &= v.men;
+        while men != 0 {
+            let from = men.trailing_zeros();
+            men &= men - 1;
+            self.from = from;
+            self.v.empty = v.empty | 1 << from;
+            self.man::<R, S>(from, 0, 0, 0);
         }
     }
-    men &= v.men;
-    while men != 0 {
-        let from = men.trailing_zeros();
-        men &= men - 1;
-        search.from = from;
-        search.v.empty = v.empty | 1 << from;
-        search.man::<R, S>(from, 0, 0, 0);
-    }
-    search.by_king = true;
-    let mut kings = v.kings;
-    if !R::KINGS_FLY {
-        let mut takers = 0;
-        for d in DIRS {
-            takers |= shift(shift(v.empty, -d) & v.them, -d);
+
+    /// The sequences of every king that can capture.
+    #[inline(always)]
+    fn kings<R: Rules>(&mut self, v: &View) {
+        self.by_king = true;
+        let mut kings = v.kings;
+        if !R::KINGS_FLY {
+            let mut takers = 0;
+            for d in DIRS {
+                takers |= shift(shift(v.empty, -d) & v.them, -d);
+            }
+            kings &= takers;
         }
-        kings &= takers;
-    }
-    while kings != 0 {
-        let from = kings.trailing_zeros();
-        kings &= kings - 1;
-        search.from = from;
-        search.v.empty = v.empty | 1 << from;
-        if R::KINGS_FLY {
-            search.king_flying::<R>(from, 0, 0, 0, false);
-        } else {
-            search.king_short::<R>(from, 0, 0, 0);
+        while kings != 0 {
+            let from = kings.trailing_zeros();
+            kings &= kings - 1;
+            self.from = from;
+            self.v.empty = v.empty | 1 << from;
+            if R::KINGS_FLY {
+                self.king_flying::<R>(from, 0, 0, 0, false);
+            } else {
+                self.king_short::<R>(from, 0, 0, 0);
+            }
         }
     }
 }

@@ -5,7 +5,7 @@
 //! compiled on its own and no rule is tested per node.
 
 use crate::bitboard::BOARD;
-use crate::capture::{self, Best};
+use crate::capture::{self, Best, Count};
 use crate::variant::Priority;
 use crate::{Color, Move, MoveList, Position, Rules};
 
@@ -208,9 +208,102 @@ fn captures<R: Rules, S: Side>(v: &View, kings_capture: bool, list: &mut MoveLis
     }
 }
 
+/// The number of legal captures of the side's men, from the bitboards, when no king can
+/// capture, men capture forwards only, and the priority rule ranks men's sequences by length
+/// alone (Italian, where men cannot take kings; Brazilian) or not at all (English, Czech);
+/// `None` under other rules.
+///
+/// A man capturing forwards never comes back to a square it passed, so the board is the same
+/// for the whole sequence (the pieces it takes and its start square are behind it), and a
+/// sequence is its start square and its steps. The men that can make the steps `d1..dk` are
+/// then found for all men at once by shifting their set along, and no two sequences make the
+/// same move.
+#[inline]
+fn count_forward_men<R: Rules, S: Side>(v: &View) -> Option<u64> {
+    let longest = match R::PRIORITY {
+        _ if R::MEN_CAPTURE_BACKWARDS || R::PROMOTION_CONTINUES => return None,
+        Priority::Italian if !R::MEN_CAPTURE_KINGS => true,
+        Priority::MostPieces => true,
+        Priority::Free | Priority::KingFirst => false,
+        Priority::Italian | Priority::Spanish => return None,
+    };
+    let jumps = Jumps {
+        victims: v.man_victims::<R>(),
+        empty: v.empty,
+        dirs: S::FORWARD,
+    };
+    let [a, b] = S::FORWARD;
+    let (fa, fb) = (jumps.jump(v.men, a), jumps.jump(v.men, b));
+    Some(if longest {
+        let again = jumps.jump(fa, a) | jumps.jump(fa, b) | jumps.jump(fb, a) | jumps.jump(fb, b);
+        if again == 0 {
+            // The common case: single jumps only.
+            return Some(u64::from(fa.count_ones() + fb.count_ones()));
+        }
+        longest_of(jumps.longest(fa, 1), jumps.longest(fb, 1)).1
+    } else {
+        jumps.complete(fa) + jumps.complete(fb)
+    })
+}
+
+/// The fixed board of [`count_forward_men`].
+struct Jumps {
+    victims: u64,
+    empty: u64,
+    dirs: [i32; 2],
+}
+
+/// The longer of two (length, count) pairs, or their counts added when equally long.
+#[inline(always)]
+fn longest_of(x: (u32, u64), y: (u32, u64)) -> (u32, u64) {
+    match x.0.cmp(&y.0) {
+        std::cmp::Ordering::Greater => x,
+        std::cmp::Ordering::Less => y,
+        std::cmp::Ordering::Equal => (x.0, x.1 + y.1),
+    }
+}
+
+impl Jumps {
+    /// Where the pieces on `f` land after one jump along `d`.
+    #[inline(always)]
+    fn jump(&self, f: u64, d: i32) -> u64 {
+        shift(shift(f, d) & self.victims, d) & self.empty
+    }
+
+    /// The length and number of the longest sequences going on from the men on `f`, which
+    /// have jumped `k` times (0, 0 when `f` is empty).
+    fn longest(&self, f: u64, k: u32) -> (u32, u64) {
+        if f == 0 {
+            return (0, 0);
+        }
+        let [a, b] = self.dirs;
+        let (fa, fb) = (self.jump(f, a), self.jump(f, b));
+        if fa | fb == 0 {
+            return (k, u64::from(f.count_ones()));
+        }
+        longest_of(self.longest(fa, k + 1), self.longest(fb, k + 1))
+    }
+
+    /// The number of complete sequences going on from the men on `f`, which have jumped.
+    fn complete(&self, f: u64) -> u64 {
+        if f == 0 {
+            return 0;
+        }
+        let [a, b] = self.dirs;
+        let (fa, fb) = (self.jump(f, a), self.jump(f, b));
+        let stuck = f & !(shift(fa, -2 * a) | shift(fb, -2 * b));
+        u64::from(stuck.count_ones()) + self.complete(fa) + self.complete(fb)
+    }
+}
+
 /// The number of legal captures of the side to move (which has at least one).
 #[inline]
 fn count_captures<R: Rules, S: Side>(v: &View, kings_capture: bool) -> u64 {
+    if !kings_capture {
+        if let Some(n) = count_forward_men::<R, S>(v) {
+            return n;
+        }
+    }
     let simple = if kings_capture {
         None
     } else {
@@ -218,6 +311,12 @@ fn count_captures<R: Rules, S: Side>(v: &View, kings_capture: bool) -> u64 {
     };
     match simple {
         Some(jumpers) => jumpers.iter().map(|j| u64::from(j.count_ones())).sum(),
+        None if !kings_capture && !R::MEN_CAPTURE_BACKWARDS && !R::PROMOTION_CONTINUES => {
+            // No two sequences of forward-capturing men make the same move: count them.
+            let mut count = Count::new();
+            capture::generate_men::<R, S, _>(v, &mut count);
+            count.n
+        }
         None => {
             let mut list = MoveList::new();
             capture::generate::<R, S, _>(v, &mut Best::new(&mut list));
@@ -288,6 +387,160 @@ fn count_quiet<R: Rules, S: Side>(v: &View) -> u64 {
         }
     }
     n as u64
+}
+
+/// Calls `f` with the position after each quiet move when the side to move has no capture;
+/// otherwise appends its legal captures to `list` and returns `true`.
+///
+/// The children are built from the bitboards directly: no move is listed or decoded.
+#[inline(always)]
+pub(crate) fn for_each_quiet_child<R: Rules, S: Side>(
+    pos: &Position,
+    list: &mut MoveList,
+    mut f: impl FnMut(&Position),
+) -> bool {
+    let v = View::of::<S>(pos);
+    let kings_capture = kings_can_capture::<R>(&v);
+    if kings_capture || men_can_capture::<R, S>(&v) {
+        captures::<R, S>(&v, kings_capture, list);
+        return true;
+    }
+    let us = S::COLOR.index();
+    let mut child = *pos;
+    child.turn = S::Other::COLOR;
+    for d in S::FORWARD {
+        let mut targets = shift(v.men, d) & v.empty;
+        while targets != 0 {
+            let to = targets & targets.wrapping_neg();
+            targets ^= to;
+            let mut next = child;
+            next.pieces[us] ^= to | shift(to, -d);
+            next.kings |= to & S::PROMOTION;
+            f(&next);
+        }
+    }
+    if v.kings == 0 {
+        return false;
+    }
+    if R::KINGS_FLY {
+        let mut kings = v.kings;
+        while kings != 0 {
+            let from = kings & kings.wrapping_neg();
+            kings ^= from;
+            for d in DIRS {
+                let mut ray = shift(from, d) & v.empty;
+                while ray != 0 {
+                    let mut next = child;
+                    next.pieces[us] ^= from | ray;
+                    next.kings ^= from | ray;
+                    f(&next);
+                    ray = shift(ray, d) & v.empty;
+                }
+            }
+        }
+    } else {
+        for d in DIRS {
+            let mut targets = shift(v.kings, d) & v.empty;
+            while targets != 0 {
+                let to = targets & targets.wrapping_neg();
+                targets ^= to;
+                let moved = to | shift(to, -d);
+                let mut next = child;
+                next.pieces[us] ^= moved;
+                next.kings ^= moved;
+                f(&next);
+            }
+        }
+    }
+    false
+}
+
+/// Perft(2) of `pos`, side `S` to move, for rules with short-range kings: the sum over the
+/// children of their numbers of legal moves.
+///
+/// After a quiet move from `a` to `b`, the opponent (when it has no capture) has the quiet
+/// moves it had before, plus the steps of its pieces onto `a`, less the steps onto `b`: the
+/// children's counts need no population count each.
+#[inline]
+pub(crate) fn perft2_short<R: Rules, S: Side>(pos: &Position) -> u64 {
+    debug_assert!(!R::KINGS_FLY);
+    let v = View::of::<S>(pos);
+    let kings_capture = kings_can_capture::<R>(&v);
+    if kings_capture || men_can_capture::<R, S>(&v) {
+        let mut list = MoveList::new();
+        captures::<R, S>(&v, kings_capture, &mut list);
+        let mut total = 0;
+        for &m in &list {
+            let mut next = *pos;
+            next.play_side::<S>(m);
+            total += count_for_side::<R, S::Other>(&next);
+        }
+        return total;
+    }
+    let them = View::of::<S::Other>(pos);
+    let base = count_quiet::<R, S::Other>(&them);
+    let us = S::COLOR.index();
+    let mut child = *pos;
+    child.turn = S::Other::COLOR;
+    let mut total = 0;
+    for d in S::FORWARD {
+        let mut targets = shift(v.men, d) & v.empty;
+        while targets != 0 {
+            let to = targets & targets.wrapping_neg();
+            targets ^= to;
+            let from = shift(to, -d);
+            let mut next = child;
+            next.pieces[us] ^= to | from;
+            next.kings |= to & S::PROMOTION;
+            total += leaf_count::<R, S::Other>(&next, from, to, base, &them);
+        }
+    }
+    if v.kings != 0 {
+        for d in DIRS {
+            let mut targets = shift(v.kings, d) & v.empty;
+            while targets != 0 {
+                let to = targets & targets.wrapping_neg();
+                targets ^= to;
+                let from = shift(to, -d);
+                let mut next = child;
+                next.pieces[us] ^= to | from;
+                next.kings ^= to | from;
+                total += leaf_count::<R, S::Other>(&next, from, to, base, &them);
+            }
+        }
+    }
+    total
+}
+
+/// The number of legal moves of `next`, side `S` to move, reached by a quiet move from
+/// `from` to `to` from a position where side `S` had the view `before` and `base` quiet moves.
+#[inline(always)]
+fn leaf_count<R: Rules, S: Side>(
+    next: &Position,
+    from: u64,
+    to: u64,
+    base: u64,
+    before: &View,
+) -> u64 {
+    let w = View::of::<S>(next);
+    let kings_capture = kings_can_capture::<R>(&w);
+    if kings_capture || men_can_capture::<R, S>(&w) {
+        return count_captures::<R, S>(&w, kings_capture);
+    }
+    // The steps of side `S` onto `sq`: they appear on `from` and vanish on `to`.
+    let onto = |sq: u64| -> u64 {
+        let mut n = 0;
+        for d in S::FORWARD {
+            n += u64::from(shift(sq, -d) & before.men != 0);
+        }
+        if before.kings != 0 {
+            for d in DIRS {
+                n += u64::from(shift(sq, -d) & before.kings != 0);
+            }
+        }
+        n
+    };
+    base + onto(from) - onto(to)
 }
 
 #[inline]

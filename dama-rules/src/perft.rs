@@ -1,11 +1,16 @@
 //! Perft: counting the leaves of the legal-move tree, to check the generator.
 
-use crate::movegen::{count_for_side, legal_for_side, BlackSide, Side, WhiteSide};
+use crate::movegen::{
+    count_for_side, for_each_quiet_child, perft2_short, BlackSide, Side, WhiteSide,
+};
 use crate::{Color, Move, MoveList, Position, Rules};
 
 /// Leaves of the legal-move tree of depth `depth` under rules `R`.
 ///
-/// The last ply is bulk-counted: quiet moves are counted with population counts, never listed.
+/// The last ply is bulk-counted: quiet moves are counted with population counts, never listed;
+/// above it, quiet moves are played straight from the bitboards, never listed either.
+/// Under short-king rules the ply above the last counts each quiet move's replies from the
+/// counts before it (the replies onto the emptied square gained, onto the filled one lost).
 /// Draw rules do not stop the count.
 ///
 /// ```
@@ -23,14 +28,20 @@ fn perft_side<R: Rules, S: Side>(pos: &Position, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => count_for_side::<R, S>(pos),
+        2 if !R::KINGS_FLY => perft2_short::<R, S>(pos),
         _ => {
-            let mut list = MoveList::new();
-            legal_for_side::<R, S>(pos, &mut list);
             let mut total = 0;
-            for &m in &list {
-                let mut next = *pos;
-                next.play_side::<S>(m);
-                total += perft_side::<R, S::Other>(&next, depth - 1);
+            // Quiet moves are played straight from the bitboards, never listed.
+            let mut list = MoveList::new();
+            let captures = for_each_quiet_child::<R, S>(pos, &mut list, |next| {
+                total += perft_side::<R, S::Other>(next, depth - 1);
+            });
+            if captures {
+                for &m in &list {
+                    let mut next = *pos;
+                    next.play_side::<S>(m);
+                    total += perft_side::<R, S::Other>(&next, depth - 1);
+                }
             }
             total
         }
