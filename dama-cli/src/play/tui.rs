@@ -195,6 +195,12 @@ impl App {
                     self.thinking = false;
                     new_game = true;
                 }
+            } else if let Ok(size) = terminal::size() {
+                // A resize signalled before the event reader was listening (at start-up) is
+                // never reported: the size itself is the truth.
+                if size != self.size {
+                    self.resize(size.0, size.1);
+                }
             }
             while let Ok((generation, m)) = worker.replies.try_recv() {
                 if generation != self.generation {
