@@ -134,6 +134,11 @@ The JSON API (under /api) is described by GET /api and in the README.")]
         /// of processors, at most 8.
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
         searchers: Option<u64>,
+        /// Analysis searches (game reviews, live analysis) run at the same time, apart from
+        /// the computer's moves, each with an 8 MiB table and a budget; by default half the
+        /// processors, at least 1.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
+        analysts: Option<u64>,
         /// The directory of the games' database (default: $DAMA_DATA_DIR, else
         /// $XDG_DATA_HOME/dama, else ~/.local/share/dama).
         #[arg(long, value_name = "DIR", conflicts_with = "memory")]

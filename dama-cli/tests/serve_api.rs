@@ -410,14 +410,6 @@ fn illegal_and_malformed_requests_get_json_errors_naming_the_problem() {
         (
             "POST",
             "/api/games".into(),
-            br#"{"fen": "B:W22:B9"}"#.to_vec(),
-            400,
-            "bad_fen",
-            "White must be to move",
-        ),
-        (
-            "POST",
-            "/api/games".into(),
             br#"{"seed": -1}"#.to_vec(),
             400,
             "bad_seed",

@@ -48,7 +48,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Router;
 use dama_rules::explain::Candidate;
 use dama_rules::notation::{self, fen};
 use dama_rules::{with_rules, Color, Error, Game, Illegal, Move};
@@ -60,13 +60,20 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
+use super::analysis::Analyst;
 use super::assets;
 use super::computer::{Computer, HARD_TIME};
 use super::db::Db;
 use super::error::{method_not_allowed, no_store, not_found, ApiError};
 use super::guard::{self, Limit, Player};
+use super::live;
 use super::metrics::Metrics;
 use super::names;
+use super::request::{
+    body_object, commit, find, game_id, level_of, limited, ok, players_turn, seat_secret, shown,
+    square_of, undo_point, unknown_game,
+};
+use super::review::{self, REVIEW_BODY_LIMIT};
 use super::store::{side, Entry, GameId, Kind, Seat, Shared, Store};
 use super::views::{
     game_view, landing_path, last_computer_view, move_view, numbers, reason_view, rules_view,
@@ -84,6 +91,8 @@ pub struct State {
     pub store: Arc<Store>,
     /// The engines.
     pub computer: Computer,
+    /// The engines and slots of reviews and live analysis.
+    pub analyst: Arc<Analyst>,
     /// The counters of `GET /metrics`.
     pub metrics: Arc<Metrics>,
     /// The per-address limit on new games.
@@ -102,6 +111,8 @@ impl State {
     /// The state for `opts`, over `db`, stopping when `stopping` turns true.
     pub fn new(opts: &Options, db: Db, stopping: watch::Receiver<bool>) -> State {
         let metrics = Arc::new(Metrics::default());
+        let computer = Computer::new(opts.searchers, Arc::clone(&metrics));
+        let analyst = Arc::new(Analyst::new(opts.analysts, computer.endgames()));
         State {
             store: Arc::new(Store::new(
                 opts.max_games,
@@ -110,7 +121,8 @@ impl State {
                 opts.data.is_some(),
                 opts.keep,
             )),
-            computer: Computer::new(opts.searchers, Arc::clone(&metrics)),
+            computer,
+            analyst,
             metrics,
             new_games: Limit::new(opts.games_per_minute, "new games"),
             replies: Limit::new(opts.replies_per_minute, "computer replies"),
@@ -127,11 +139,7 @@ type AxState = axum::extract::State<Arc<State>>;
 pub fn router(state: Arc<State>) -> Router {
     let [csp, nosniff, frames, referrer, opener] = guard::security_headers();
     Router::new()
-        .route("/", get(assets::page))
-        .route("/app.js", get(assets::script))
-        .route("/texts.js", get(assets::texts))
-        .route("/api.js", get(assets::client))
-        .route("/style.css", get(assets::styles))
+        .merge(assets::routes::<State>())
         .route("/api", get(info))
         .route("/api/games", post(new_game))
         .route("/api/games/{id}", get(show).delete(forget))
@@ -140,6 +148,12 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/games/{id}/reply", post(reply))
         .route("/api/games/{id}/level", post(set_level))
         .route("/api/games/{id}/events", get(events))
+        .route("/api/games/{id}/pdn", get(review::game_pdn))
+        .route(
+            "/api/reviews",
+            post(review::reviews).layer(DefaultBodyLimit::max(REVIEW_BODY_LIMIT)),
+        )
+        .route("/api/analysis", get(live::analysis))
         .route("/api/me", get(me))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
@@ -164,194 +178,6 @@ pub fn router(state: Arc<State>) -> Router {
 }
 
 // ---------------------------------------------------------------------------------------
-// Request bodies and arguments
-
-/// The JSON object of a request body (an empty body is `{}`), with no fields but `allowed`.
-fn body_object(body: &[u8], allowed: &[&str]) -> Result<serde_json::Map<String, Value>, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(serde_json::Map::new());
-    }
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad("malformed_json", format!("the body is not JSON: {e}")))?;
-    let Value::Object(map) = value else {
-        return Err(ApiError::bad(
-            "malformed_json",
-            "the body must be a JSON object, like {\"level\": \"easy\"}",
-        ));
-    };
-    if let Some(k) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(ApiError::bad(
-            "unknown_field",
-            format!(
-                "unknown field {}: expected {}",
-                dama_rules::quote(k),
-                allowed.join(", ")
-            ),
-        ));
-    }
-    Ok(map)
-}
-
-/// A short rendering of a JSON value for an error message.
-fn shown(v: &Value) -> String {
-    dama_rules::quote(&v.to_string()).to_string()
-}
-
-fn level_of(v: &Value) -> Result<Level, ApiError> {
-    let level = match v {
-        Value::String(s) => s.parse().ok(),
-        Value::Number(n) => n
-            .as_u64()
-            .and_then(|n| u32::try_from(n).ok())
-            .and_then(Level::from_number),
-        _ => None,
-    };
-    level.ok_or_else(|| {
-        ApiError::bad(
-            "bad_level",
-            format!(
-                "level {}: expected novice, easy, normal, strong, hard or 1..5",
-                shown(v)
-            ),
-        )
-    })
-}
-
-fn square_of(v: &Value) -> Result<Square, ApiError> {
-    let n = match v {
-        Value::Number(n) => n.as_u64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    };
-    n.and_then(|n| u8::try_from(n).ok())
-        .and_then(Square::new)
-        .ok_or_else(|| ApiError::bad("bad_square", format!("square {}: expected 1..32", shown(v))))
-}
-
-fn game_id(path: Result<Path<String>, PathRejection>) -> Result<GameId, ApiError> {
-    let Path(text) = path?;
-    GameId::parse(&text).ok_or_else(|| {
-        ApiError::bad(
-            "bad_game_id",
-            format!(
-                "game id {}: expected 32 hexadecimal digits",
-                dama_rules::quote(&text)
-            ),
-        )
-    })
-}
-
-async fn find(state: &State, id: GameId) -> Result<Shared, ApiError> {
-    match state.store.get(id).await {
-        Ok(Some(game)) => Ok(game),
-        Ok(None) => Err(unknown_game(state, id)),
-        Err(err) => Err(ApiError::storage(&err)),
-    }
-}
-
-/// The seat secret a request carries (`X-Dama-Seat`).
-fn seat_secret(headers: &HeaderMap) -> Option<&str> {
-    headers.get("x-dama-seat").and_then(|v| v.to_str().ok())
-}
-
-/// What [`commit`] puts back when a write fails.
-struct Undo {
-    model: Model,
-    rng: dama_search::ChaCha8Rng,
-    players: [Option<String>; 2],
-}
-
-fn undo_point(entry: &Entry) -> Undo {
-    Undo {
-        model: entry.model.clone(),
-        rng: entry.rng.clone(),
-        players: entry.players.clone(),
-    }
-}
-
-/// Commits `entry`'s change (with the records of a game just ended) and tells the pages
-/// that follow it; when the database refuses, puts `before` back and answers 503.
-async fn commit(
-    state: &State,
-    id: GameId,
-    entry: &mut Entry,
-    before: Undo,
-) -> Result<(), ApiError> {
-    let credits = entry.credits();
-    match state.store.commit(id, entry, credits).await {
-        Ok(()) => {
-            if entry.model.outcome().is_some() {
-                entry.credited = true;
-            }
-            let ply = entry.model.game().moves().len();
-            entry
-                .changes
-                .send_if_modified(|n| std::mem::replace(n, ply) != ply);
-            Ok(())
-        }
-        Err(err) => {
-            entry.model = before.model;
-            entry.rng = before.rng;
-            entry.players = before.players;
-            Err(ApiError::storage(&err))
-        }
-    }
-}
-
-fn unknown_game(state: &State, id: GameId) -> ApiError {
-    ApiError::new(
-        StatusCode::NOT_FOUND,
-        "unknown_game",
-        format!(
-            "no game {id}: it never existed, was deleted, or expired after {} s untouched",
-            state.store.keep().as_secs()
-        ),
-    )
-}
-
-/// Refuses when the one holding `seat` may not act on the game now.
-fn players_turn(entry: &Entry, seat: Option<Seat>) -> Result<(), ApiError> {
-    if entry.thinking {
-        return Err(ApiError::conflict(
-            "computer_thinking",
-            "the computer is thinking: wait for its move (POST .../reply)",
-        ));
-    }
-    if let Some(o) = entry.model.outcome() {
-        return Err(ApiError::conflict(
-            "game_over",
-            format!("the game is over ({o}); start a new one"),
-        ));
-    }
-    if entry.kind != Kind::Computer {
-        let mover = entry.model.game().position().turn();
-        return match seat {
-            None => Err(ApiError::forbidden(
-                "not_a_player",
-                "you are watching this game: only the players' links (with their seat's \
-                 secret in X-Dama-Seat) may move",
-            )),
-            Some(s) if !s.plays(mover) => Err(ApiError::conflict(
-                "not_your_turn",
-                format!("it is {}'s turn: wait for your friend's move", mover.name()),
-            )),
-            Some(_) => Ok(()),
-        };
-    }
-    if !entry.model.human_to_move() {
-        return Err(ApiError::conflict(
-            "not_your_turn",
-            "it is the computer's turn: ask for its move (POST .../reply)",
-        ));
-    }
-    Ok(())
-}
-
-fn ok<T: Serialize>(status: StatusCode, body: T) -> Response {
-    (status, no_store(), Json(body)).into_response()
-}
-
-// ---------------------------------------------------------------------------------------
 // Handlers
 
 #[derive(Serialize)]
@@ -359,6 +185,8 @@ struct VariantInfo {
     name: &'static str,
     rules: RulesView,
     mirrored: bool,
+    /// The variant's names of the squares, engine square 1 first.
+    names: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -387,6 +215,7 @@ async fn info(axum::extract::State(state): AxState) -> Response {
                 name: v.name(),
                 rules: rules_view(v),
                 mirrored: names::mirrored(v),
+                names: names::all(v),
             })
             .collect(),
         levels: Level::ALL
@@ -414,25 +243,6 @@ struct Created {
     white_url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     black_url: Option<String>,
-}
-
-/// Counts a request from its client against `limit`.
-fn limited(
-    state: &State,
-    limit: Option<&Limit>,
-    headers: &HeaderMap,
-    peer: Option<&Extension<ConnectInfo<SocketAddr>>>,
-) -> Result<(), ApiError> {
-    let Some(limit) = limit else {
-        return Ok(());
-    };
-    let ip = guard::request_ip(state, headers, peer.map(|e| &e.0));
-    limit.check(ip).inspect_err(|_| {
-        state
-            .metrics
-            .rate_limited
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    })
 }
 
 async fn new_game(
@@ -536,19 +346,10 @@ async fn new_game(
     Ok(ok(StatusCode::CREATED, created))
 }
 
-/// A start position given as FEN: the player has the light pieces, so White is to move.
+/// A start position given as FEN (the player has the side to move: the light pieces from
+/// the start position, either side from a position set up in the editor).
 fn start_position(text: &str) -> Result<Position, ApiError> {
-    let pos = fen::parse(text).map_err(|e| ApiError::bad("bad_fen", e.to_string()))?;
-    if pos.turn() != Color::White {
-        return Err(ApiError::bad(
-            "bad_fen",
-            format!(
-                "fen {}: the player has the light pieces and moves first, so White must be to move",
-                dama_rules::quote(text)
-            ),
-        ));
-    }
-    Ok(pos)
+    fen::parse(text).map_err(|e| ApiError::bad("bad_fen", e.to_string()))
 }
 
 async fn show(

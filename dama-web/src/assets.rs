@@ -1,43 +1,61 @@
-//! The page, its styles and its script, embedded in the binary (from `dama-web/web/`).
+//! The pages, their styles and their scripts, embedded in the binary (from `dama-web/web/`).
+//!
+//! Two pages share the styles, the texts and the API client: the game (`/`) and the analysis
+//! board (`/review/{id}` and `/analysis`: reviews, live analysis and the board editor). The
+//! scripts are ES modules loaded natively, no build step: `app.js` (the game screen),
+//! `analysis.js` (the review and analysis screen), `editor.js` (the board editor),
+//! `board.js` (the board view both of those draw with), `texts.js`, `api.js`.
 
-use axum::http::{header, HeaderName, HeaderValue};
-use axum::response::IntoResponse;
+use std::sync::Arc;
 
+use axum::http::{header, HeaderValue};
+use axum::routing::get;
+use axum::Router;
+
+/// The game page.
 const PAGE: &str = include_str!("../web/index.html");
-const SCRIPT: &str = include_str!("../web/app.js");
-const TEXTS: &str = include_str!("../web/texts.js");
-const CLIENT: &str = include_str!("../web/api.js");
-const STYLES: &str = include_str!("../web/style.css");
+/// The analysis board's page.
+const BOARD_PAGE: &str = include_str!("../web/analysis.html");
 
-/// The security headers are set on every answer (see `guard.rs`).
-fn headers(kind: &'static str) -> [(HeaderName, HeaderValue); 2] {
-    [
-        (header::CONTENT_TYPE, HeaderValue::from_static(kind)),
-        (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-    ]
+const HTML: &str = "text/html; charset=utf-8";
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+
+/// Every asset: its path, its type and its text.
+const ASSETS: [(&str, &str, &str); 8] = [
+    ("/", HTML, PAGE),
+    ("/app.js", JS, include_str!("../web/app.js")),
+    ("/texts.js", JS, include_str!("../web/texts.js")),
+    ("/api.js", JS, include_str!("../web/api.js")),
+    ("/style.css", CSS, include_str!("../web/style.css")),
+    ("/analysis.js", JS, include_str!("../web/analysis.js")),
+    ("/board.js", JS, include_str!("../web/board.js")),
+    ("/editor.js", JS, include_str!("../web/editor.js")),
+];
+
+/// The pages' addresses of the analysis board (the script reads which screen from the path).
+const BOARD_PATHS: [&str; 2] = ["/review/{id}", "/analysis"];
+
+/// An asset's answer: its type, revalidated on each load (the security headers are set on
+/// every answer, see `guard.rs`).
+fn answer(kind: &'static str, body: &'static str) -> impl axum::response::IntoResponse {
+    (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(kind)),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        body,
+    )
 }
 
-/// `GET /`: the page.
-pub async fn page() -> impl IntoResponse {
-    (headers("text/html; charset=utf-8"), PAGE)
-}
-
-/// `GET /app.js`: the script.
-pub async fn script() -> impl IntoResponse {
-    (headers("text/javascript; charset=utf-8"), SCRIPT)
-}
-
-/// `GET /texts.js`: the page's texts (an ES module).
-pub async fn texts() -> impl IntoResponse {
-    (headers("text/javascript; charset=utf-8"), TEXTS)
-}
-
-/// `GET /api.js`: the page's API client (an ES module).
-pub async fn client() -> impl IntoResponse {
-    (headers("text/javascript; charset=utf-8"), CLIENT)
-}
-
-/// `GET /style.css`: the styles.
-pub async fn styles() -> impl IntoResponse {
-    (headers("text/css; charset=utf-8"), STYLES)
+/// The routes of every asset.
+pub fn routes<S: Send + Sync + 'static>() -> Router<Arc<S>> {
+    let mut r = Router::new();
+    for (path, kind, body) in ASSETS {
+        r = r.route(path, get(move || async move { answer(kind, body) }));
+    }
+    for path in BOARD_PATHS {
+        r = r.route(path, get(|| async { answer(HTML, BOARD_PAGE) }));
+    }
+    r
 }

@@ -134,6 +134,11 @@ impl Computer {
         }
     }
 
+    /// The endgame tables the engines probe (shared, cheap to clone).
+    pub fn endgames(&self) -> Endgames {
+        self.endgames.clone()
+    }
+
     /// Ends every search at once (the server is stopping).
     pub fn stop_all(&self) {
         self.signals.stop.store(true, Ordering::Relaxed);

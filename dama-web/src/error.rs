@@ -7,6 +7,7 @@ use axum::Json;
 use serde::Serialize;
 
 use super::api::BODY_LIMIT;
+use super::review::REVIEW_BODY_LIMIT;
 use super::views::ReasonView;
 
 /// An error answer: a status, a code for programs, a message for people and, for a refused
@@ -19,6 +20,8 @@ pub struct ApiError {
     pub(super) reason: Option<Box<ReasonView>>,
     /// Seconds to wait before asking again (429).
     pub(super) retry_after: Option<u64>,
+    /// Where in the request's text the problem is: line and column, from 1 (a PDN).
+    pub(super) at: Option<(usize, usize)>,
 }
 
 impl ApiError {
@@ -34,6 +37,7 @@ impl ApiError {
             message: message.into(),
             reason: None,
             retry_after: None,
+            at: None,
         }
     }
 
@@ -82,6 +86,7 @@ impl ApiError {
             message: reason.message.clone(),
             reason: Some(Box::new(reason)),
             retry_after: None,
+            at: None,
         }
     }
 
@@ -97,7 +102,10 @@ impl ApiError {
             _ => "bad_request",
         };
         let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            format!("the request body is too large: at most {BODY_LIMIT} bytes are accepted")
+            format!(
+                "the request body is too large: at most {BODY_LIMIT} bytes are accepted \
+                 ({REVIEW_BODY_LIMIT} for POST /api/reviews)"
+            )
         } else {
             text
         };
@@ -134,6 +142,10 @@ pub(super) struct ErrorView<'a> {
     pub(super) message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) reason: Option<&'a ReasonView>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) column: Option<usize>,
 }
 
 impl IntoResponse for ApiError {
@@ -148,6 +160,8 @@ impl IntoResponse for ApiError {
                 code: self.code,
                 message: &self.message,
                 reason: self.reason.as_deref(),
+                line: self.at.map(|a| a.0),
+                column: self.at.map(|a| a.1),
             },
         };
         let mut res = (self.status, no_store(), Json(body)).into_response();

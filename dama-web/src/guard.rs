@@ -164,8 +164,13 @@ pub async fn refuse_announced_large_bodies(req: Request, next: Next) -> Response
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
+    let limit = if req.uri().path() == "/api/reviews" {
+        crate::review::REVIEW_BODY_LIMIT
+    } else {
+        crate::api::BODY_LIMIT
+    };
     match announced {
-        Some(n) if n > crate::api::BODY_LIMIT as u64 => {
+        Some(n) if n > limit as u64 => {
             ApiError::rejected(StatusCode::PAYLOAD_TOO_LARGE, String::new()).into_response()
         }
         _ => next.run(req).await,

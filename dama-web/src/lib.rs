@@ -18,14 +18,18 @@
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
+mod analysis;
 mod api;
 mod assets;
 mod computer;
 pub mod db;
 mod error;
 mod guard;
+mod live;
 mod metrics;
 mod names;
+mod request;
+mod review;
 mod store;
 mod views;
 
@@ -54,6 +58,9 @@ pub struct Options {
     pub idle: Duration,
     /// Searches run at the same time (each with its own engine).
     pub searchers: usize,
+    /// Analysis searches (reviews, live analysis) run at the same time, apart from the
+    /// computer's: each with its own engine and a budget.
+    pub analysts: usize,
     /// The data directory of the database; `None`: everything in memory, lost at exit.
     pub data: Option<PathBuf>,
     /// A stored game untouched this long (finished or abandoned) is deleted.
@@ -81,6 +88,7 @@ impl Options {
             max_games: 1000,
             idle: Duration::from_secs(1800),
             searchers: 2,
+            analysts: 1,
             data: None,
             keep: Duration::from_secs(30 * 24 * 3600),
             max_connections: 10_000,
@@ -243,6 +251,7 @@ impl Server {
         drop(listener);
         tracing::info!("stopping: finishing the requests in flight");
         state.computer.stop_all();
+        state.analyst.stop_all();
         let _ = stop_tx.send(true);
         tokio::select! {
             () = graceful.shutdown() => {}

@@ -1,31 +1,14 @@
 // dama serve: the page's script. The server owns the rules and the games; this script draws
 // the board, turns taps, clicks and keys into API calls, and animates what the server says.
 // An ES module (no build step): the texts are in texts.js, the API client in api.js.
-import { TEXTS } from '/texts.js';
+import { TEXTS, translator } from '/texts.js';
 import { api, ApiError, useSeat } from '/api.js';
 
 (() => {
   // ---------------------------------------------------------------------------------------
   // Texts (texts.js): English, Polish or Italian, chosen from the browser's languages.
 
-  function pickLanguage() {
-    const wanted = (navigator.languages && navigator.languages.length) ? navigator.languages : [navigator.language || 'en'];
-    for (const tag of wanted) {
-      const base = String(tag).toLowerCase().split('-')[0];
-      if (TEXTS[base]) return base;
-    }
-    return 'en';
-  }
-
-  const LANG = pickLanguage();
-  const TX = TEXTS[LANG];
-
-  function t(key, vars) {
-    let s = TX[key] !== undefined ? TX[key] : TEXTS.en[key];
-    if (typeof s !== 'string') return String(key);
-    if (vars) for (const [k, v] of Object.entries(vars)) s = s.split('{' + k + '}').join(String(v));
-    return s;
-  }
+  const { LANG, TX, t } = translator(TEXTS);
 
   // ---------------------------------------------------------------------------------------
   // State and storage.
@@ -78,7 +61,8 @@ import { api, ApiError, useSeat } from '/api.js';
   // Geometry: engine squares 1..32 (Italian numbering) on the drawn board.
 
   /// The dark pieces' seat sees the board turned round, its own pieces at the bottom.
-  const flipped = () => !!(S.game && S.game.seat === 'black');
+  /// (Against the computer, a player given the dark pieces from a set-up position too.)
+  const flipped = () => !!(S.game && (S.game.seat === 'black' || (S.game.opponent === 'computer' && S.game.player === 'black')));
 
   function coords(sq) {
     const i = sq - 1;
@@ -274,7 +258,7 @@ import { api, ApiError, useSeat } from '/api.js';
       else text = endTitle();
     }
     else if (g.turn === 'player') {
-      text = t('your_move');
+      text = g.player === 'black' ? t('your_move_color', { c: t('dark') }) : t('your_move');
       // A non-breaking hyphen keeps a move like 14-18 on one line.
       if (g.last_computer_move) text += ' ' + t('computer_played', { m: g.last_computer_move.text.replace(/-/g, '\u2011') });
     }
@@ -315,6 +299,7 @@ import { api, ApiError, useSeat } from '/api.js';
     $('end-detail').textContent = `${o.result} · ${why}`;
     $('end-score').textContent = t('final_score', { n: g.score });
     $('end-score').dataset.score = String(g.score);
+    $('end-review').href = `/review/${g.id}`;
     box.classList.remove('hidden');
     loadRecord();
   }
@@ -344,7 +329,7 @@ import { api, ApiError, useSeat } from '/api.js';
     // Inside a sentence, Polish and Italian write the variant's adjective in lower case.
     const v = LANG === 'en' ? variantName(g.variant) : variantName(g.variant).toLowerCase();
     $('rules-caption').textContent = t('rules_in_force', { v });
-    const you = g.seat === 'black' ? 'r_you_dark' : g.opponent !== 'computer' && g.seat !== 'white' ? 'r_you_both' : 'r_you';
+    const you = g.seat === 'black' || (g.opponent === 'computer' && g.player === 'black') ? 'r_you_dark' : g.opponent !== 'computer' && g.seat !== 'white' ? 'r_you_both' : 'r_you';
     const lines = [
       t(you),
       t(r.men_capture_backwards ? 'r_men_back' : 'r_men_forward'),
@@ -810,6 +795,8 @@ import { api, ApiError, useSeat } from '/api.js';
     $('friend-game').textContent = t('play_friend');
     $('pass-game').textContent = t('pass_play');
     $('end-new').textContent = t('new_game');
+    $('end-review').textContent = t('review_game');
+    $('board-link').textContent = t('analysis_board');
     $('board-caption').textContent = t('board');
     $('score-caption').textContent = t('score');
     $('draw-caption').textContent = t('draw_counter');
@@ -849,6 +836,10 @@ import { api, ApiError, useSeat } from '/api.js';
         S.game = await api('GET', `/api/games/${encodeURIComponent(S.urlGame)}`);
         S.variant = S.game.variant;
         select.value = S.variant;
+        if (S.game.opponent === 'computer' && LEVELS.includes(S.game.level)) {
+          S.level = S.game.level;
+          drawLevel();
+        }
         render();
         if (S.game.opponent === 'computer') STORE.set('game', S.game.id);
         follow();

@@ -52,6 +52,23 @@ export const TEXTS = {
     not_your_piece_friend: 'That is your friend’s piece.',
     r_you_dark: 'You play the dark pieces, at the bottom; the light pieces move first.',
     r_you_both: 'The light pieces, at the bottom, move first.',
+    // The analysis board (analysis.html).
+    review: 'Review', setup: 'Set up a position', graph: 'Evaluation over the game (click to jump)',
+    say_eval: 'Read the evaluation', download: 'Download PDN', game: 'Game', engine: 'Engine',
+    palette: 'Piece to place', remove: 'Remove', to_move_caption: 'To move', clear: 'Clear',
+    start_position: 'Start position', level_caption: 'Level', play_here: 'Play the computer',
+    import: 'Review a PDN', paste_pdn: 'Paste a PDN file (one or more games)', open_file: 'Open a file…',
+    review_button: 'Review', first: 'First position', back: 'Previous move', next: 'Next move', last: 'Last position',
+    start: 'Start', stop: 'Stop', depth: 'depth {d}', evaluating: 'Evaluating…',
+    eval_is: 'Evaluation: {s}', best_is: 'best {m}', wins_in: '{c} wins in {n}',
+    table_draw: 'draw (endgame tables)', table_win: '{c} wins (endgame tables; {n} plies to the next capture or man move)',
+    table_says: 'Endgame tables: {v}', inaccuracy: 'inaccuracy', mistake: 'mistake', blunder: 'blunder',
+    mark_line: '{m} was a {kind}: better {b} ({line})', move_label: 'move {n}: {m}',
+    summary_line: '{c}: {a} ?!, {b} ?, {d} ??', reviewing: '(reviewing: {k} of {n})',
+    reviewing_start: 'The engine is reviewing the game…', review_done: 'Review complete.',
+    pdn_refused: 'The PDN could not be read: {e}', bad_fen: 'Not a FEN: {e}', no_eval: 'No evaluation yet: start the engine.',
+    board_hint: 'Keys: ← → step through the moves, Home and End jump to either end, E reads the evaluation. In the editor, arrows move on the board and Enter places the chosen piece.',
+    review_game: 'Review the game', analysis_board: 'Analysis board',
   },
   pl: {
     title: 'dama', rules_select: 'Zasady', level: 'Poziom: {name}', new_game: 'Nowa gra',
@@ -103,6 +120,22 @@ export const TEXTS = {
     not_your_piece_friend: 'To pionek twojego znajomego.',
     r_you_dark: 'Grasz ciemnymi pionkami, na dole; jasne zaczynają.',
     r_you_both: 'Jasne pionki, na dole, zaczynają.',
+    review: 'Analiza partii', setup: 'Ustaw pozycję', graph: 'Ocena w trakcie partii (kliknij, aby przejść)',
+    say_eval: 'Przeczytaj ocenę', download: 'Pobierz PDN', game: 'Partia', engine: 'Silnik',
+    palette: 'Bierka do postawienia', remove: 'Usuń', to_move_caption: 'Ruch', clear: 'Wyczyść',
+    start_position: 'Pozycja początkowa', level_caption: 'Poziom', play_here: 'Graj z komputerem',
+    import: 'Analizuj PDN', paste_pdn: 'Wklej plik PDN (jedna lub więcej partii)', open_file: 'Otwórz plik…',
+    review_button: 'Analizuj', first: 'Pozycja początkowa', back: 'Poprzedni ruch', next: 'Następny ruch', last: 'Ostatnia pozycja',
+    start: 'Start', stop: 'Stop', depth: 'głębokość {d}', evaluating: 'Ocenianie…',
+    eval_is: 'Ocena: {s}', best_is: 'najlepszy {m}', wins_in: '{c} wygrywają w {n}',
+    table_draw: 'remis (bazy końcówek)', table_win: '{c} wygrywają (bazy końcówek; {n} posunięć do bicia lub ruchu pionka)',
+    table_says: 'Bazy końcówek: {v}', inaccuracy: 'niedokładność', mistake: 'błąd', blunder: 'poważny błąd',
+    mark_line: '{m} to {kind}: lepsze {b} ({line})', move_label: 'ruch {n}: {m}',
+    summary_line: '{c}: {a} ?!, {b} ?, {d} ??', reviewing: '(analiza: {k} z {n})',
+    reviewing_start: 'Silnik analizuje partię…', review_done: 'Analiza zakończona.',
+    pdn_refused: 'Nie można odczytać PDN: {e}', bad_fen: 'To nie jest FEN: {e}', no_eval: 'Brak oceny: uruchom silnik.',
+    board_hint: 'Klawisze: ← → przechodzą przez ruchy, Home i End na początek i koniec, E czyta ocenę. W edytorze strzałki chodzą po planszy, a Enter stawia wybraną bierkę.',
+    review_game: 'Analizuj partię', analysis_board: 'Plansza analizy',
   },
   it: {
     title: 'dama', rules_select: 'Regole', level: 'Livello: {name}', new_game: 'Nuova partita',
@@ -154,5 +187,40 @@ export const TEXTS = {
     not_your_piece_friend: 'Quello è un pezzo del tuo amico.',
     r_you_dark: 'Hai i pezzi scuri, in basso; muovono prima i chiari.',
     r_you_both: 'I pezzi chiari, in basso, muovono per primi.',
+    review: 'Analisi della partita', setup: 'Componi una posizione', graph: 'Valutazione durante la partita (clic per saltare)',
+    say_eval: 'Leggi la valutazione', download: 'Scarica il PDN', game: 'Partita', engine: 'Motore',
+    palette: 'Pezzo da mettere', remove: 'Togli', to_move_caption: 'Al tratto', clear: 'Svuota',
+    start_position: 'Posizione iniziale', level_caption: 'Livello', play_here: 'Gioca col computer',
+    import: 'Analizza un PDN', paste_pdn: 'Incolla un file PDN (una o più partite)', open_file: 'Apri un file…',
+    review_button: 'Analizza', first: 'Posizione iniziale', back: 'Mossa precedente', next: 'Mossa successiva', last: 'Ultima posizione',
+    start: 'Avvia', stop: 'Ferma', depth: 'profondità {d}', evaluating: 'Valutazione in corso…',
+    eval_is: 'Valutazione: {s}', best_is: 'migliore {m}', wins_in: 'vince il {c} in {n}',
+    table_draw: 'patta (database dei finali)', table_win: 'vince il {c} (database dei finali; {n} semimosse alla prossima presa o mossa di pedina)',
+    table_says: 'Database dei finali: {v}', inaccuracy: 'imprecisione', mistake: 'errore', blunder: 'errore grave',
+    mark_line: '{m} è un {kind}: meglio {b} ({line})', move_label: 'mossa {n}: {m}',
+    summary_line: '{c}: {a} ?!, {b} ?, {d} ??', reviewing: '(analisi: {k} di {n})',
+    reviewing_start: 'Il motore sta analizzando la partita…', review_done: 'Analisi completata.',
+    pdn_refused: 'Il PDN non si può leggere: {e}', bad_fen: 'Non è un FEN: {e}', no_eval: 'Nessuna valutazione: avvia il motore.',
+    board_hint: 'Tasti: ← → scorrono le mosse, Home e Fine vanno all’inizio e alla fine, E legge la valutazione. Nell’editor le frecce muovono sulla damiera e Invio mette il pezzo scelto.',
+    review_game: 'Analizza la partita', analysis_board: 'Damiera di analisi',
   },
 };
+
+/// The page's language (the first of the browser's languages it has texts for, else English)
+/// and `t(key, vars)`, the text for `key` with each `{name}` replaced by `vars[name]`.
+export function translator(texts) {
+  const wanted = (navigator.languages && navigator.languages.length) ? navigator.languages : [navigator.language || 'en'];
+  let lang = 'en';
+  for (const tag of wanted) {
+    const base = String(tag).toLowerCase().split('-')[0];
+    if (texts[base]) { lang = base; break; }
+  }
+  const tx = texts[lang];
+  const t = (key, vars) => {
+    let s = tx[key] !== undefined ? tx[key] : texts.en[key];
+    if (typeof s !== 'string') return String(key);
+    if (vars) for (const [k, v] of Object.entries(vars)) s = s.split('{' + k + '}').join(String(v));
+    return s;
+  };
+  return { LANG: lang, TX: tx, t };
+}

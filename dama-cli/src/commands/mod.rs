@@ -152,6 +152,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             max_games,
             idle,
             searchers,
+            analysts,
             data,
             memory,
             keep_days,
@@ -167,6 +168,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
                 max_games: usize::try_from(max_games).unwrap_or(usize::MAX),
                 idle: std::time::Duration::from_secs(idle),
                 searchers: searchers.map_or_else(default_searchers, |n| n as usize),
+                analysts: analysts.map_or_else(default_analysts, |n| n as usize),
                 data: if memory {
                     None
                 } else {
@@ -199,6 +201,11 @@ pub fn run(command: Command) -> Result<Status, CliError> {
 }
 
 /// One search per processor, at most 8.
+/// Analysis searches at once by default: half the processors, at least one.
+fn default_analysts() -> usize {
+    (default_searchers() / 2).max(1)
+}
+
 fn default_searchers() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get().min(8))
 }

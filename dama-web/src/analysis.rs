@@ -1,0 +1,381 @@
+//! The analysis work of `dama serve`: engines lent to game reviews and live analysis, a few
+//! searches at a time, each with a budget, on tokio's blocking pool.
+//!
+//! Analysis has engines and slots of its own, apart from the computer's ([`crate::computer`]):
+//! a review of a long game or a page analysing for seconds never makes a player wait for the
+//! computer's reply, and at most `analysts` analysis searches run at once (the others wait
+//! their turn, in order). A review asks for one slot per position, so that several reviews
+//! and live analyses take turns instead of one review holding a slot for minutes.
+//!
+//! Every search starts from an empty table, so that the same position with the same budget
+//! always gets the same answer (a review is reproducible, and its tests can say what to
+//! expect).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use dama_egtb::Value as TableValue;
+use dama_rules::{with_rules, Game, Move, Outcome, Position, Variant};
+use dama_search::{Endgames, Engine, Info, Limits, RootLine, Score, Signals};
+use serde::Serialize;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::views::move_text;
+
+/// Table size of each analysis engine, in MiB (cleared before each search).
+const HASH_MIB: usize = 8;
+
+/// A review searches each position this many nodes unless asked for fewer or more.
+pub const REVIEW_NODES: u64 = 200_000;
+/// The most nodes a review may ask for per position.
+pub const REVIEW_MAX_NODES: u64 = 2_000_000;
+/// The deepest a review or an analysis may search.
+pub const MAX_DEPTH: u32 = 40;
+/// Live analysis thinks this long unless asked for less.
+pub const LIVE_TIME: Duration = Duration::from_secs(10);
+/// The longest live analysis may be asked to think.
+pub const LIVE_MAX_TIME: Duration = Duration::from_secs(30);
+/// The most lines live analysis shows.
+pub const MAX_LINES: usize = 5;
+/// How long a live analysis waits for a free slot before it is refused (503).
+pub const SLOT_WAIT: Duration = Duration::from_secs(10);
+
+/// The engines and slots of analysis.
+pub struct Analyst {
+    engines: Mutex<Vec<Engine>>,
+    endgames: Endgames,
+    slots: Arc<Semaphore>,
+    count: usize,
+    stopping: Arc<AtomicBool>,
+}
+
+/// What a search of one position found.
+#[derive(Clone, Debug)]
+pub struct Eval {
+    /// The score for the side to move.
+    pub score: Score,
+    /// The best move (none when the game is over there).
+    pub best: Option<Move>,
+    /// Its line.
+    pub pv: Vec<Move>,
+    /// The best lines (as many as asked).
+    pub lines: Vec<RootLine>,
+    /// The depth completed.
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// The endgame tables' verdict, where they cover the position.
+    pub table: Option<TableValue>,
+}
+
+impl Analyst {
+    /// At most `count` searches at once (at least one), probing `endgames`.
+    pub fn new(count: usize, endgames: Endgames) -> Analyst {
+        let count = count.max(1);
+        Analyst {
+            engines: Mutex::new(Vec::with_capacity(count)),
+            endgames,
+            slots: Arc::new(Semaphore::new(count)),
+            count,
+            stopping: Arc::default(),
+        }
+    }
+
+    /// The number of searches that may run at once.
+    pub fn slots(&self) -> usize {
+        self.count
+    }
+
+    /// Waits for a free slot (`None` after `wait`, or when the server is stopping).
+    pub async fn slot(&self, wait: Option<Duration>) -> Option<OwnedSemaphorePermit> {
+        let acquire = Arc::clone(&self.slots).acquire_owned();
+        let permit = match wait {
+            Some(w) => tokio::time::timeout(w, acquire).await.ok()?.ok()?,
+            None => acquire.await.ok()?,
+        };
+        (!self.stopping.load(Ordering::Relaxed)).then_some(permit)
+    }
+
+    /// Ends every analysis (the server is stopping): running searches stop at once, waiting
+    /// ones never start.
+    pub fn stop_all(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+        self.slots.close();
+    }
+
+    /// Whether the server is stopping.
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::Relaxed)
+    }
+
+    /// The tables' value of `pos`, where they cover it.
+    pub fn table(&self, variant: Variant, pos: &Position) -> Option<TableValue> {
+        let n = pos.occupied().count();
+        if !self.endgames.may_cover(variant, n) {
+            return None;
+        }
+        with_rules!(variant, R => self.endgames.probe::<R>(pos))
+    }
+
+    /// Searches `game` under `limits` with `lines` lines, on the blocking pool, holding
+    /// `permit` (a slot) until done; `on_info` hears each completed iteration and may stop the
+    /// search by answering `false`. `None` when the search task died or the server stops.
+    pub async fn search(
+        self: &Arc<Self>,
+        permit: OwnedSemaphorePermit,
+        game: Game,
+        limits: Limits,
+        lines: usize,
+        mut on_info: impl FnMut(&Info) -> bool + Send + 'static,
+    ) -> Option<Eval> {
+        if let Some(eval) = self.settled(&game) {
+            return Some(eval);
+        }
+        let me = Arc::clone(self);
+        let task = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            let mut engine = me
+                .engines
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .pop()
+                .unwrap_or_else(|| {
+                    let mut e = Engine::with_hash(HASH_MIB);
+                    e.set_endgames(me.endgames.clone());
+                    e
+                });
+            engine.clear();
+            engine.set_multipv(lines);
+            let signals = Signals::default();
+            let stop = Arc::clone(&signals.stop);
+            let stopping = Arc::clone(&me.stopping);
+            let r = engine.analyze_with(&game, &limits, &signals, &mut |info| {
+                if !on_info(info) || stopping.load(Ordering::Relaxed) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            });
+            me.engines
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(engine);
+            let table = me.table(game.variant(), game.position());
+            Eval {
+                score: r.score,
+                best: r.best,
+                pv: r.pv,
+                lines: r.lines,
+                depth: r.depth,
+                nodes: r.nodes,
+                table,
+            }
+        });
+        task.await.ok()
+    }
+
+    /// The value of a game that is over (no search needed).
+    fn settled(&self, game: &Game) -> Option<Eval> {
+        let outcome = game.outcome()?;
+        let score = match outcome {
+            Outcome::Win(c) if c == game.position().turn() => Score::win_in(0),
+            Outcome::Win(_) => Score::loss_in(0),
+            Outcome::Draw(_) => Score::DRAW,
+        };
+        Some(Eval {
+            score,
+            best: None,
+            pv: Vec::new(),
+            lines: Vec::new(),
+            depth: 0,
+            nodes: 0,
+            table: None,
+        })
+    }
+}
+
+/// The tables' verdict for the page: `win`, `draw` or `loss` for the side to move, and the
+/// plies to the next conversion (a capture or a man move).
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+pub struct TableView {
+    pub(crate) result: &'static str,
+    pub(crate) plies: Option<u32>,
+}
+
+/// The view of a table value.
+pub fn table_view(v: TableValue) -> TableView {
+    match v {
+        TableValue::Win(d) => TableView {
+            result: "win",
+            plies: Some(d),
+        },
+        TableValue::Loss(d) => TableView {
+            result: "loss",
+            plies: Some(d),
+        },
+        TableValue::Draw => TableView {
+            result: "draw",
+            plies: None,
+        },
+    }
+}
+
+/// A line of moves: Hub texts and the variant's texts, played from `pos`.
+pub fn line_texts(variant: Variant, pos: &Position, line: &[Move]) -> (Vec<String>, Vec<String>) {
+    let mut p = *pos;
+    let mut hub = Vec::with_capacity(line.len());
+    let mut text = Vec::with_capacity(line.len());
+    for &m in line {
+        if !p.legal_moves_for(variant).contains(&m) {
+            break;
+        }
+        hub.push(m.to_string());
+        text.push(move_text(variant, &p, m));
+        p.play_unchecked(m);
+    }
+    (hub, text)
+}
+
+/// A score as the API gives it: hundredths of a man for the side to move (wins and losses
+/// `±(30000 − plies)`), and as text (`+0.35`, `win in 7`).
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+pub struct ScoreView {
+    pub(crate) score: i32,
+    pub(crate) score_text: String,
+}
+
+/// The view of `s`.
+pub fn score_view(s: Score) -> ScoreView {
+    ScoreView {
+        score: s.0,
+        score_text: s.to_string(),
+    }
+}
+
+/// One line of an analysis: its move, score and moves.
+#[derive(Serialize, Debug, Clone)]
+pub struct LineView {
+    /// The first move (Hub text).
+    #[serde(rename = "move")]
+    pub(crate) mv: String,
+    /// The first move in the variant's notation.
+    pub(crate) text: String,
+    /// Its start and end squares (engine numbers), for an arrow.
+    pub(crate) arrow: [u8; 2],
+    #[serde(flatten)]
+    pub(crate) score: ScoreView,
+    pub(crate) pv: Vec<String>,
+    pub(crate) pv_text: Vec<String>,
+}
+
+/// The view of a line from `pos` (`None` for an empty line).
+pub fn line_view(variant: Variant, pos: &Position, score: Score, pv: &[Move]) -> Option<LineView> {
+    let &first = pv.first()?;
+    let (hub, text) = line_texts(variant, pos, pv);
+    Some(LineView {
+        mv: hub.first()?.clone(),
+        text: text.first()?.clone(),
+        arrow: [first.from().number(), first.to().number()],
+        score: score_view(score),
+        pv: hub,
+        pv_text: text,
+    })
+}
+
+/// A budget asked for: depth, nodes, time in milliseconds (each optional).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Asked {
+    /// Deepest iteration.
+    pub depth: Option<u32>,
+    /// Nodes.
+    pub nodes: Option<u64>,
+    /// Milliseconds.
+    pub time_ms: Option<u64>,
+}
+
+impl Asked {
+    /// The limits of a review's search of one position: the nodes asked (else
+    /// [`REVIEW_NODES`]) up to [`REVIEW_MAX_NODES`], the depth asked up to [`MAX_DEPTH`].
+    pub fn review(self) -> Limits {
+        Limits {
+            depth: Some(self.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH)),
+            nodes: Some(
+                self.nodes
+                    .unwrap_or(REVIEW_NODES)
+                    .clamp(1_000, REVIEW_MAX_NODES),
+            ),
+            ..Limits::default()
+        }
+    }
+
+    /// The limits of live analysis: the time asked (else [`LIVE_TIME`]) up to
+    /// [`LIVE_MAX_TIME`], and the depth and nodes asked (the depth at most [`MAX_DEPTH`]).
+    pub fn live(self) -> Limits {
+        let time = self
+            .time_ms
+            .map_or(LIVE_TIME, Duration::from_millis)
+            .min(LIVE_MAX_TIME);
+        Limits {
+            depth: Some(self.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH)),
+            nodes: self.nodes.map(|n| n.max(1)),
+            ..Limits::default()
+        }
+        .with_time(time)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dama_rules::notation::fen;
+
+    #[test]
+    fn budgets_are_capped() {
+        let huge = Asked {
+            depth: Some(500),
+            nodes: Some(u64::MAX),
+            time_ms: Some(u64::MAX),
+        };
+        let r = huge.review();
+        assert_eq!(
+            (r.depth, r.nodes),
+            (Some(MAX_DEPTH), Some(REVIEW_MAX_NODES))
+        );
+        let l = huge.live();
+        assert_eq!(l.time, dama_search::TimeControl::MoveTime(LIVE_MAX_TIME));
+        assert_eq!(Asked::default().review().nodes, Some(REVIEW_NODES));
+        assert_eq!(
+            Asked::default().live().time,
+            dama_search::TimeControl::MoveTime(LIVE_TIME)
+        );
+    }
+
+    #[test]
+    fn a_line_stops_at_a_move_that_is_not_legal() {
+        let pos = Position::start();
+        let good = dama_rules::notation::parse_move_for(Variant::Italian, &pos, "22-18").unwrap();
+        // The same move again is not Black's.
+        let (hub, text) = line_texts(Variant::Italian, &pos, &[good, good]);
+        assert_eq!(hub, ["22-18"]);
+        assert_eq!(text, ["22-18"]);
+        let view = line_view(Variant::Italian, &pos, Score(12), &[good]).unwrap();
+        assert_eq!(view.arrow, [22, 18]);
+        assert_eq!(view.score.score_text, "+0.12");
+    }
+
+    #[tokio::test]
+    async fn the_tables_give_their_verdict_and_a_search_its_lines() {
+        let analyst = Arc::new(Analyst::new(1, Endgames::memory_only()));
+        let pos = fen::parse("W:WK18,K22:BK29").unwrap();
+        let v = analyst.table(Variant::Italian, &pos).unwrap();
+        assert!(matches!(v, TableValue::Win(_)), "{v:?}");
+        let game = Game::from_position(Variant::Italian, Position::start());
+        let permit = analyst.slot(None).await.unwrap();
+        let eval = analyst
+            .search(permit, game, Limits::depth(3), 3, |_| true)
+            .await
+            .unwrap();
+        assert_eq!(eval.lines.len(), 3);
+        assert_eq!(eval.depth, 3);
+        assert!(eval.table.is_none());
+    }
+}

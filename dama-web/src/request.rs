@@ -1,0 +1,227 @@
+//! What the handlers share: reading request bodies and arguments, finding a game, committing
+//! a change, and the JSON answer.
+
+use axum::extract::rejection::PathRejection;
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Extension, Path};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use dama_play::Model;
+use dama_rules::Square;
+use dama_search::Level;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::api::State;
+use super::error::{no_store, ApiError};
+use super::guard::{self, Limit};
+use super::store::{Entry, GameId, Kind, Seat, Shared};
+
+/// The JSON object of a request body (an empty body is `{}`), with no fields but `allowed`.
+pub(crate) fn body_object(
+    body: &[u8],
+    allowed: &[&str],
+) -> Result<serde_json::Map<String, Value>, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(serde_json::Map::new());
+    }
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad("malformed_json", format!("the body is not JSON: {e}")))?;
+    let Value::Object(map) = value else {
+        return Err(ApiError::bad(
+            "malformed_json",
+            "the body must be a JSON object, like {\"level\": \"easy\"}",
+        ));
+    };
+    if let Some(k) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(ApiError::bad(
+            "unknown_field",
+            format!(
+                "unknown field {}: expected {}",
+                dama_rules::quote(k),
+                allowed.join(", ")
+            ),
+        ));
+    }
+    Ok(map)
+}
+
+/// A short rendering of a JSON value for an error message.
+pub(crate) fn shown(v: &Value) -> String {
+    dama_rules::quote(&v.to_string()).to_string()
+}
+
+pub(crate) fn level_of(v: &Value) -> Result<Level, ApiError> {
+    let level = match v {
+        Value::String(s) => s.parse().ok(),
+        Value::Number(n) => n
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .and_then(Level::from_number),
+        _ => None,
+    };
+    level.ok_or_else(|| {
+        ApiError::bad(
+            "bad_level",
+            format!(
+                "level {}: expected novice, easy, normal, strong, hard or 1..5",
+                shown(v)
+            ),
+        )
+    })
+}
+
+pub(crate) fn square_of(v: &Value) -> Result<Square, ApiError> {
+    let n = match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    };
+    n.and_then(|n| u8::try_from(n).ok())
+        .and_then(Square::new)
+        .ok_or_else(|| ApiError::bad("bad_square", format!("square {}: expected 1..32", shown(v))))
+}
+
+pub(crate) fn game_id(path: Result<Path<String>, PathRejection>) -> Result<GameId, ApiError> {
+    let Path(text) = path?;
+    GameId::parse(&text).ok_or_else(|| {
+        ApiError::bad(
+            "bad_game_id",
+            format!(
+                "game id {}: expected 32 hexadecimal digits",
+                dama_rules::quote(&text)
+            ),
+        )
+    })
+}
+
+pub(crate) async fn find(state: &State, id: GameId) -> Result<Shared, ApiError> {
+    match state.store.get(id).await {
+        Ok(Some(game)) => Ok(game),
+        Ok(None) => Err(unknown_game(state, id)),
+        Err(err) => Err(ApiError::storage(&err)),
+    }
+}
+
+/// The seat secret a request carries (`X-Dama-Seat`).
+pub(crate) fn seat_secret(headers: &HeaderMap) -> Option<&str> {
+    headers.get("x-dama-seat").and_then(|v| v.to_str().ok())
+}
+
+/// What [`commit`] puts back when a write fails.
+pub(crate) struct Undo {
+    model: Model,
+    rng: dama_search::ChaCha8Rng,
+    players: [Option<String>; 2],
+}
+
+pub(crate) fn undo_point(entry: &Entry) -> Undo {
+    Undo {
+        model: entry.model.clone(),
+        rng: entry.rng.clone(),
+        players: entry.players.clone(),
+    }
+}
+
+/// Commits `entry`'s change (with the records of a game just ended) and tells the pages
+/// that follow it; when the database refuses, puts `before` back and answers 503.
+pub(crate) async fn commit(
+    state: &State,
+    id: GameId,
+    entry: &mut Entry,
+    before: Undo,
+) -> Result<(), ApiError> {
+    let credits = entry.credits();
+    match state.store.commit(id, entry, credits).await {
+        Ok(()) => {
+            if entry.model.outcome().is_some() {
+                entry.credited = true;
+            }
+            let ply = entry.model.game().moves().len();
+            entry
+                .changes
+                .send_if_modified(|n| std::mem::replace(n, ply) != ply);
+            Ok(())
+        }
+        Err(err) => {
+            entry.model = before.model;
+            entry.rng = before.rng;
+            entry.players = before.players;
+            Err(ApiError::storage(&err))
+        }
+    }
+}
+
+pub(crate) fn unknown_game(state: &State, id: GameId) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "unknown_game",
+        format!(
+            "no game {id}: it never existed, was deleted, or expired after {} s untouched",
+            state.store.keep().as_secs()
+        ),
+    )
+}
+
+/// Refuses when the one holding `seat` may not act on the game now.
+pub(crate) fn players_turn(entry: &Entry, seat: Option<Seat>) -> Result<(), ApiError> {
+    if entry.thinking {
+        return Err(ApiError::conflict(
+            "computer_thinking",
+            "the computer is thinking: wait for its move (POST .../reply)",
+        ));
+    }
+    if let Some(o) = entry.model.outcome() {
+        return Err(ApiError::conflict(
+            "game_over",
+            format!("the game is over ({o}); start a new one"),
+        ));
+    }
+    if entry.kind != Kind::Computer {
+        let mover = entry.model.game().position().turn();
+        return match seat {
+            None => Err(ApiError::forbidden(
+                "not_a_player",
+                "you are watching this game: only the players' links (with their seat's \
+                 secret in X-Dama-Seat) may move",
+            )),
+            Some(s) if !s.plays(mover) => Err(ApiError::conflict(
+                "not_your_turn",
+                format!("it is {}'s turn: wait for your friend's move", mover.name()),
+            )),
+            Some(_) => Ok(()),
+        };
+    }
+    if !entry.model.human_to_move() {
+        return Err(ApiError::conflict(
+            "not_your_turn",
+            "it is the computer's turn: ask for its move (POST .../reply)",
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn ok<T: Serialize>(status: StatusCode, body: T) -> Response {
+    (status, no_store(), Json(body)).into_response()
+}
+
+/// Counts a request from its client against `limit`.
+pub(crate) fn limited(
+    state: &State,
+    limit: Option<&Limit>,
+    headers: &HeaderMap,
+    peer: Option<&Extension<ConnectInfo<SocketAddr>>>,
+) -> Result<(), ApiError> {
+    let Some(limit) = limit else {
+        return Ok(());
+    };
+    let ip = guard::request_ip(state, headers, peer.map(|e| &e.0));
+    limit.check(ip).inspect_err(|_| {
+        state
+            .metrics
+            .rate_limited
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    })
+}
