@@ -21,7 +21,7 @@ use dama_search::{Endgames, Engine, Info, Limits, RootLine, Score, Signals};
 use serde::Serialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::views::move_text;
+use crate::views::{landing_path, move_text};
 
 /// Table size of each analysis engine, in MiB (cleared before each search).
 const HASH_MIB: usize = 8;
@@ -261,6 +261,8 @@ pub struct LineView {
     pub(crate) text: String,
     /// Its start and end squares (engine numbers), for an arrow.
     pub(crate) arrow: [u8; 2],
+    /// Its start and landing squares in order (an arrow that follows a multi-jump).
+    pub(crate) path: Vec<u8>,
     #[serde(flatten)]
     pub(crate) score: ScoreView,
     pub(crate) pv: Vec<String>,
@@ -275,6 +277,10 @@ pub fn line_view(variant: Variant, pos: &Position, score: Score, pv: &[Move]) ->
         mv: hub.first()?.clone(),
         text: text.first()?.clone(),
         arrow: [first.from().number(), first.to().number()],
+        path: std::iter::once(first.from())
+            .chain(landing_path(variant, pos, first))
+            .map(|s| s.number())
+            .collect(),
         score: score_view(score),
         pv: hub,
         pv_text: text,
@@ -359,6 +365,7 @@ mod tests {
         assert_eq!(text, ["22-18"]);
         let view = line_view(Variant::Italian, &pos, Score(12), &[good]).unwrap();
         assert_eq!(view.arrow, [22, 18]);
+        assert_eq!(view.path, [22, 18]);
         assert_eq!(view.score.score_text, "+0.12");
     }
 

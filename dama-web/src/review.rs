@@ -92,6 +92,8 @@ struct EvalView {
     best_text: Option<String>,
     /// The best move's start and end squares.
     best_arrow: Option<[u8; 2]>,
+    /// Its start and landing squares.
+    best_path: Option<Vec<u8>>,
     /// Its line (Hub texts, then the variant's).
     pv: Vec<String>,
     pv_text: Vec<String>,
@@ -108,6 +110,7 @@ fn eval_view(variant: Variant, pos: &Position, e: &Eval) -> EvalView {
         best: line.as_ref().map(|l| l.mv.clone()),
         best_text: line.as_ref().map(|l| l.text.clone()),
         best_arrow: line.as_ref().map(|l| l.arrow),
+        best_path: line.as_ref().map(|l| l.path.clone()),
         pv: line.as_ref().map_or_else(Vec::new, |l| l.pv.clone()),
         pv_text: line.map_or_else(Vec::new, |l| l.pv_text),
         depth: e.depth,

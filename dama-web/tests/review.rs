@@ -85,6 +85,8 @@ fn a_blunder_is_marked_with_the_better_move_and_a_forced_move_never() {
         "{arrow}"
     );
     assert_eq!(game["plies"][1]["mark"], Value::Null);
+    // Black's best reply is the capture, its arrow along the jumps.
+    assert_eq!(game["plies"][1]["best_path"], json!([15, 22, 31]));
     assert_eq!(
         game["summary"],
         json!({"white": {"?!": 0, "?": 0, "??": 1}, "black": {"?!": 0, "?": 0, "??": 0}})

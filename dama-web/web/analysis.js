@@ -65,7 +65,8 @@ function scoreText(e, side) {
 
 function tableText(tb, side) {
   if (tb.result === 'draw') return t('table_draw');
-  return t('table_win', { c: t((tb.result === 'win') === (side === 'white') ? 'White' : 'Black'), n: tb.plies });
+  const c = t((tb.result === 'win') === (side === 'white') ? 'White' : 'Black');
+  return t(tb.plies === 1 ? 'table_win_one' : 'table_win', { c, n: tb.plies });
 }
 
 // -----------------------------------------------------------------------------------------
@@ -96,9 +97,9 @@ function showReview() {
     for (const sq of played.path) tints.push({ sq, cls: 'tint-last' });
   }
   const e = evalAt(g, S.cur);
-  if (e && e.best_arrow) arrows.push({ from: e.best_arrow[0], to: e.best_arrow[1], cls: 'arrow-best' });
+  if (e && e.best_arrow) arrows.push({ from: e.best_arrow[0], to: e.best_arrow[1], path: e.best_path, cls: 'arrow-best' });
   const prev = S.cur > 0 ? g.plies[S.cur - 1] : null;
-  if (prev && prev.mark && prev.best_arrow) arrows.push({ from: prev.best_arrow[0], to: prev.best_arrow[1], cls: 'arrow-better' });
+  if (prev && prev.mark && prev.best_arrow) arrows.push({ from: prev.best_arrow[0], to: prev.best_arrow[1], path: prev.best_path, cls: 'arrow-better' });
   board.draw({ board: letters, ...info, interactive: false, tints, arrows });
   document.body.dataset.ply = String(S.cur);
   document.body.dataset.fen = fen;
@@ -384,7 +385,7 @@ function drawLiveLines(side) {
   for (const d of S.liveLines) {
     if (!d) continue;
     const li = document.createElement('li');
-    li.textContent = `${scoreText(d, side)}  ${d.line.pv_text.join(' ')}`;
+    li.textContent = `${scoreText(d, side)} · ${d.line.pv_text.join(' ')}`;
     li.dataset.move = d.line.move;
     ol.appendChild(li);
   }
@@ -399,7 +400,7 @@ function showEditor() {
   const info = variantInfo(S.variant);
   const arrows = [];
   const best = S.liveLines[0];
-  if (best && S.liveFen === editor.fen()) arrows.push({ from: best.line.arrow[0], to: best.line.arrow[1], cls: 'arrow-best' });
+  if (best && S.liveFen === editor.fen()) arrows.push({ from: best.line.arrow[0], to: best.line.arrow[1], path: best.line.path, cls: 'arrow-best' });
   board.draw({ board: editor.board, names: info.names, mirrored: info.mirrored, interactive: true, tints: [], arrows });
   const fen = editor.fen();
   if (document.activeElement !== $('fen')) $('fen').value = fen;

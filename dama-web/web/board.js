@@ -83,7 +83,7 @@ export function createBoard(svg, { describe, onSquare }) {
     }
   }
 
-  /// Tints: [{ sq, cls }]; arrows: [{ from, to, cls }].
+  /// Tints: [{ sq, cls }]; arrows: [{ from, to, path?, cls }].
   function drawMarks(tints, arrows) {
     const t = layer('tints');
     const a = layer('arrows');
@@ -93,15 +93,19 @@ export function createBoard(svg, { describe, onSquare }) {
       const { x, y } = coords(sq);
       el('rect', { x, y, width: CELL, height: CELL, class: cls, 'data-sq': sq }, t);
     }
-    for (const { from, to, cls } of arrows || []) {
-      const p = coords(from);
-      const q = coords(to);
-      const [x1, y1, x2, y2] = [p.x + 50, p.y + 50, q.x + 50, q.y + 50];
-      const len = Math.hypot(x2 - x1, y2 - y1) || 1;
-      // Stop short of the centre so that the head sits on the square.
-      const k = (len - 22) / len;
-      el('line', {
-        x1, y1, x2: x1 + (x2 - x1) * k, y2: y1 + (y2 - y1) * k,
+    for (const { from, to, path, cls } of arrows || []) {
+      // Through every landing square of a multi-jump; the head stops short of the last
+      // centre so that it sits on the square.
+      const pts = (path && path.length > 1 ? path : [from, to]).map((sq) => {
+        const c = coords(sq);
+        return [c.x + 50, c.y + 50];
+      });
+      const [px, py] = pts[pts.length - 2];
+      const [qx, qy] = pts[pts.length - 1];
+      const len = Math.hypot(qx - px, qy - py) || 1;
+      pts[pts.length - 1] = [px + (qx - px) * ((len - 22) / len), py + (qy - py) * ((len - 22) / len)];
+      el('polyline', {
+        points: pts.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(' '),
         class: 'arrow ' + cls, 'data-from': from, 'data-to': to, 'marker-end': 'url(#head-' + cls + ')',
       }, a);
     }

@@ -14,7 +14,7 @@ Playwright for Python; CHROMIUM names another executable) and checks on the way:
   message and rings the pieces that must capture (the API's list);
 - after every computer move, the tinted squares are its start and landing squares, and the
   screen-reader announcement names it;
-- the end shows the result and the score, which is recomputed here from the final board:
+- the end shows the result, a button to review the game (its /review/{id} page) and the score, which is recomputed here from the final board:
   10 per enemy piece captured, plus 100 + 50 x 1 for a win at Novice; the player's record
   in the panel then counts one game with that score.
 The player's moves are chosen by `dama analyze` (depth 8) from the game's FEN and entered by
@@ -287,6 +287,9 @@ def main():
             wanted = {"player": "You win!", "computer": "The computer wins."}.get(
                 game["outcome"]["winner"], "Draw.")
             check(title == wanted, f"the end says {title!r} for {game['outcome']}")
+            # A button at the end opens the game's review.
+            review = page.get_attribute("#end-review", "href")
+            check(review == f"/review/{game['id']}", f"the review button leads to {review!r}")
             # The player's record (the cookie's) counts the game, shown in the panel.
             page.wait_for_selector('#record-total[data-games="1"]', state="attached")
             recorded = page.get_attribute("#record-total", "data-score")
