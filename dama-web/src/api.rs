@@ -14,6 +14,9 @@
 //! | `POST /api/games/{id}/move` | `{"path": [from, landing, ...]}` or `{"move": "22-18"}` | the game and the move played |
 //! | `POST /api/games/{id}/reply` | | the game after the computer's move, and that move |
 //! | `POST /api/games/{id}/level` | `{"level": "easy"}` or `{"level": 2}` | the game |
+//! | `GET /api/games/{id}/pdn` | | the game as a PDN file (tags `Event`, `Site`, `Date`, `White`, `Black`, `Result`, `GameType`, `FEN`, `Level`) |
+//! | `POST /api/reviews` | `{"pdn", "variant"?, "depth"?, "nodes"?, "stream"?}` | every move of every game with its mark, the score before it, the best move and line (see `review.rs`) |
+//! | `GET /api/analysis?fen=&variant=&multipv=3&depth=&nodes=&time_ms=` | | Server-Sent Events: the live lines, the tables' verdict (see `live.rs`) |
 //! | `GET /api/me` | | the player's record (the `dama_player` cookie) per level |
 //! | `GET /healthz` | | 200 while the server and its database answer |
 //! | `GET /metrics` | | counters in the Prometheus text format |
@@ -32,9 +35,10 @@
 //! Errors are JSON, `{"error": {"code", "message", "reason"?}}`, with a 4xx status naming
 //! the problem: 400 malformed request, 403 not this seat's move, 404 unknown game or route,
 //! 405 wrong method, 409 not the moment (the computer's turn, the game is over, the
-//! computer is thinking), 413 body too large, 422 an illegal move (with the rules' reason),
+//! computer is thinking), 413 body too large, 422 an illegal move (with the rules' reason)
+//! or a PDN the reader refuses (its message, and `line` and `column`),
 //! 429 too many requests from one address (with `Retry-After`), 503 too many live games or
-//! the database refused a write.
+//! the database refused a write, or no analysis slot came free in time.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

@@ -2,7 +2,9 @@
 //! styles and its script, all embedded in the binary, and a JSON API that owns the rules
 //! and the games (see `api.rs`). The computer thinks on tokio's blocking pool, a few searches
 //! at a time (`computer.rs`); games live in a bounded store and are forgotten when idle
-//! (`store.rs`). `dama serve` is a thin front end over [`Server`].
+//! (`store.rs`). Game reviews (`review.rs`) and live analysis (`live.rs`) search on slots and
+//! engines of their own (`analysis.rs`), a few at a time, each with a budget. `dama serve` is
+//! a thin front end over [`Server`].
 //!
 //! ```
 //! use dama_web::{Options, Server};
