@@ -40,7 +40,6 @@
 //! 429 too many requests from one address (with `Retry-After`), 503 too many live games or
 //! the database refused a write, or no analysis slot came free in time.
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -48,8 +47,7 @@ use std::time::{Duration, Instant};
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Extension, Path, Query};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -58,7 +56,6 @@ use dama_rules::notation::{self, fen};
 use dama_rules::{with_rules, Color, Error, Game, Illegal, Move};
 use dama_rules::{Position, Square, Variant};
 use dama_search::Level;
-use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::watch;
@@ -68,14 +65,14 @@ use super::analysis::Analyst;
 use super::assets;
 use super::computer::{Computer, HARD_TIME};
 use super::db::Db;
-use super::error::{method_not_allowed, no_store, not_found, ApiError};
+use super::error::{method_not_allowed, not_found, ApiError};
 use super::guard::{self, Limit, Player};
 use super::live;
 use super::metrics::Metrics;
 use super::names;
 use super::request::{
-    body_object, commit, find, game_id, level_of, limited, ok, players_turn, seat_secret, shown,
-    square_of, undo_point, unknown_game,
+    body_object, commit, find, found, game_id, level_of, limited, not_over, ok, players_turn,
+    seat_secret, shown, square_of, undo_point, unknown_game, variant_of,
 };
 use super::review::{self, REVIEW_BODY_LIMIT};
 use super::store::{side, Entry, GameId, Kind, Seat, Shared, Store};
@@ -84,6 +81,7 @@ use super::views::{
     seat_url, GameView, MoveView, ReasonView, RulesView,
 };
 use super::Options;
+use super::{follow, status};
 use dama_play::{piece_moves, Model};
 
 /// The largest request body accepted; every request of the API fits in a few hundred bytes.
@@ -151,16 +149,16 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/games/{id}/move", post(play))
         .route("/api/games/{id}/reply", post(reply))
         .route("/api/games/{id}/level", post(set_level))
-        .route("/api/games/{id}/events", get(events))
+        .route("/api/games/{id}/events", get(follow::events))
         .route("/api/games/{id}/pdn", get(review::game_pdn))
         .route(
             "/api/reviews",
             post(review::reviews).layer(DefaultBodyLimit::max(REVIEW_BODY_LIMIT)),
         )
         .route("/api/analysis", get(live::analysis))
-        .route("/api/me", get(me))
-        .route("/healthz", get(healthz))
-        .route("/metrics", get(metrics))
+        .route("/api/me", get(status::me))
+        .route("/healthz", get(status::healthz))
+        .route("/metrics", get(status::metrics))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -274,18 +272,7 @@ async fn new_game(
             ))
         }
     };
-    let variant = match fields.get("variant") {
-        None | Some(Value::Null) => Variant::Italian,
-        Some(Value::String(s)) => s
-            .parse()
-            .map_err(|e: Error| ApiError::bad("bad_variant", e.to_string()))?,
-        Some(v) => {
-            return Err(ApiError::bad(
-                "bad_variant",
-                format!("variant {}: expected a name such as \"italian\"", shown(v)),
-            ))
-        }
-    };
+    let variant = variant_of(fields.get("variant"))?;
     let level = match fields.get("level") {
         None | Some(Value::Null) => Level::Normal,
         Some(v) => level_of(v)?,
@@ -361,8 +348,7 @@ async fn show(
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let id = game_id(path)?;
-    let game = find(&state, id).await?;
+    let (id, game) = found(&state, path).await?;
     let entry = game.lock().await;
     let last = last_computer_view(&entry);
     let seat = entry.seat(seat_secret(&headers));
@@ -374,8 +360,7 @@ async fn forget(
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let id = game_id(path)?;
-    let game = find(&state, id).await?;
+    let (id, game) = found(&state, path).await?;
     {
         let entry = game.lock().await;
         if entry.kind != Kind::Computer && entry.seat(seat_secret(&headers)).is_none() {
@@ -483,6 +468,12 @@ async fn targets(
 struct Played {
     played: MoveView,
     game: GameView,
+}
+
+/// The answer to a move: the move `view` and game `id` as `seat` sees it after it.
+fn played(id: GameId, entry: &Entry, view: MoveView, seat: Option<Seat>) -> Response {
+    let game = game_view(id, entry, last_computer_view(entry), seat);
+    ok(StatusCode::OK, Played { played: view, game })
 }
 
 /// The legal move the player's `path` (start, then landing squares) names.
@@ -633,14 +624,11 @@ async fn play(
     }
     commit(&state, id, &mut entry, undo).await?;
     tracing::debug!(%id, mv = %m, "player moved");
-    let played = move_view(variant, &before, m, &landing);
-    let last = last_computer_view(&entry);
-    Ok(ok(
-        StatusCode::OK,
-        Played {
-            played,
-            game: game_view(id, &entry, last, seat),
-        },
+    Ok(played(
+        id,
+        &entry,
+        move_view(variant, &before, m, &landing),
+        seat,
     ))
 }
 
@@ -670,12 +658,7 @@ async fn computer_move(state: Arc<State>, id: GameId, game: Shared) -> Result<Re
                 "the computer is already thinking about this move",
             ));
         }
-        if let Some(o) = entry.model.outcome() {
-            return Err(ApiError::conflict(
-                "game_over",
-                format!("the game is over ({o}); start a new one"),
-            ));
-        }
+        not_over(&entry)?;
         if !entry.model.computer_to_move() {
             return Err(ApiError::conflict(
                 "not_computer_turn",
@@ -719,15 +702,8 @@ async fn computer_move(state: Arc<State>, id: GameId, game: Shared) -> Result<Re
         %id, mv = %m, level = level.name(), nodes = reply.nodes, depth = reply.depth,
         ms = reply.time.as_millis() as u64, "computer moved"
     );
-    let played = move_view(variant, snapshot.position(), m, &landing);
-    let last = last_computer_view(&entry);
-    Ok(ok(
-        StatusCode::OK,
-        Played {
-            played,
-            game: game_view(id, &entry, last, None),
-        },
-    ))
+    let view = move_view(variant, snapshot.position(), m, &landing);
+    Ok(played(id, &entry, view, None))
 }
 
 async fn set_level(
@@ -752,212 +728,6 @@ async fn set_level(
     let last = last_computer_view(&entry);
     let seat = entry.seat(seat_secret(&headers));
     Ok(ok(StatusCode::OK, game_view(id, &entry, last, seat)))
-}
-
-#[derive(Deserialize)]
-struct EventsQuery {
-    after: Option<String>,
-    seat: Option<String>,
-}
-
-/// Where a page following a game has got to.
-struct Follow {
-    id: GameId,
-    game: Shared,
-    changes: watch::Receiver<usize>,
-    stopping: watch::Receiver<bool>,
-    sent: usize,
-    seat: Option<String>,
-}
-
-async fn events(
-    axum::extract::State(state): AxState,
-    path: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
-    query: Result<Query<EventsQuery>, QueryRejection>,
-) -> Result<Response, ApiError> {
-    let id = game_id(path)?;
-    let Query(query) = query?;
-    let resume = headers
-        .get("last-event-id")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
-        .or(query.after);
-    let sent = match resume {
-        None => 0,
-        Some(text) => text.trim().parse::<usize>().map_err(|_| {
-            ApiError::bad(
-                "bad_event_id",
-                format!(
-                    "event id {}: expected the number of moves already seen",
-                    dama_rules::quote(&text)
-                ),
-            )
-        })?,
-    };
-    let game = find(&state, id).await?;
-    let changes = game.lock().await.changes.subscribe();
-    let follow = Follow {
-        id,
-        game,
-        changes,
-        stopping: state.stopping.clone(),
-        sent,
-        seat: query
-            .seat
-            .or_else(|| seat_secret(&headers).map(str::to_string)),
-    };
-    let stream = futures_util::stream::unfold(follow, next_events)
-        .flat_map(|batch| futures_util::stream::iter(batch.into_iter().map(Ok::<_, Infallible>)));
-    let mut res = Sse::new(stream)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response();
-    // A reverse proxy must pass each event on at once.
-    res.headers_mut()
-        .insert("x-accel-buffering", HeaderValue::from_static("no"));
-    res.headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    Ok(res)
-}
-
-/// The events of the moves committed after those `f` has sent; waits for the next move,
-/// and ends when the server stops.
-async fn next_events(mut f: Follow) -> Option<(Vec<Event>, Follow)> {
-    loop {
-        if *f.stopping.borrow() {
-            return None;
-        }
-        let batch = {
-            let entry = f.game.lock().await;
-            let committed = (*f.changes.borrow_and_update()).min(entry.model.game().moves().len());
-            (committed > f.sent).then(|| {
-                let batch = move_events(f.id, &entry, f.sent, committed, f.seat.as_deref());
-                (batch, committed)
-            })
-        };
-        if let Some((batch, committed)) = batch {
-            f.sent = committed;
-            return Some((batch, f));
-        }
-        tokio::select! {
-            changed = f.changes.changed() => changed.ok()?,
-            _ = f.stopping.changed() => return None,
-        }
-    }
-}
-
-/// One event per move `from + 1 ..= to`: its id the number of moves after it, its data the
-/// move and, with the last one, the game as `secret`'s seat sees it.
-fn move_events(
-    id: GameId,
-    entry: &Entry,
-    from: usize,
-    to: usize,
-    secret: Option<&str>,
-) -> Vec<Event> {
-    let game = entry.model.game();
-    let variant = game.variant();
-    let mut pos = *game.start();
-    let mut out = Vec::with_capacity(to - from);
-    for (i, &m) in game.moves()[..to].iter().enumerate() {
-        let ply = i + 1;
-        if ply > from {
-            let played = move_view(variant, &pos, m, &landing_path(variant, &pos, m));
-            let view = (ply == to)
-                .then(|| game_view(id, entry, last_computer_view(entry), entry.seat(secret)));
-            let data = serde_json::json!({"ply": ply, "played": played, "game": view});
-            out.push(
-                Event::default()
-                    .id(ply.to_string())
-                    .event("move")
-                    .data(data.to_string()),
-            );
-        }
-        pos.play_unchecked(m);
-    }
-    out
-}
-
-#[derive(Serialize, Default)]
-struct RecordView {
-    level: String,
-    games: u64,
-    wins: u64,
-    draws: u64,
-    losses: u64,
-    score: u64,
-}
-
-#[derive(Serialize)]
-struct MeView {
-    player: String,
-    levels: Vec<RecordView>,
-    total: RecordView,
-}
-
-async fn me(
-    axum::extract::State(state): AxState,
-    Extension(player): Extension<Player>,
-) -> Result<Response, ApiError> {
-    let who = player.0.clone();
-    let records = state
-        .store
-        .db()
-        .run(move |db| db.records(&who))
-        .await
-        .map_err(|e| ApiError::storage(&e))?;
-    let order = |level: &str| {
-        Level::ALL
-            .iter()
-            .position(|l| l.name() == level)
-            .unwrap_or(Level::ALL.len())
-    };
-    let mut levels: Vec<RecordView> = records
-        .into_iter()
-        .map(|r| RecordView {
-            level: r.level,
-            games: r.games,
-            wins: r.wins,
-            draws: r.draws,
-            losses: r.losses,
-            score: r.score,
-        })
-        .collect();
-    levels.sort_by_key(|r| order(&r.level));
-    let mut total = RecordView {
-        level: "all".into(),
-        ..RecordView::default()
-    };
-    for r in &levels {
-        total.games += r.games;
-        total.wins += r.wins;
-        total.draws += r.draws;
-        total.losses += r.losses;
-        total.score += r.score;
-    }
-    let view = MeView {
-        player: player.0,
-        levels,
-        total,
-    };
-    Ok(ok(StatusCode::OK, view))
-}
-
-async fn healthz(axum::extract::State(state): AxState) -> Result<Response, ApiError> {
-    state
-        .store
-        .db()
-        .run(|db| db.version())
-        .await
-        .map_err(|e| ApiError::storage(&e))?;
-    Ok(ok(StatusCode::OK, serde_json::json!({"status": "ok"})))
-}
-
-async fn metrics(axum::extract::State(state): AxState) -> Response {
-    let stored = state.store.db().run(|db| db.count()).await.ok();
-    let text = state.metrics.render(state.store.len(), stored);
-    let kind = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
-    ([(header::CONTENT_TYPE, kind)], no_store(), text).into_response()
 }
 
 #[cfg(test)]

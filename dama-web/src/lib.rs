@@ -26,12 +26,14 @@ mod assets;
 mod computer;
 pub mod db;
 mod error;
+mod follow;
 mod guard;
 mod live;
 mod metrics;
 mod names;
 mod request;
 mod review;
+mod status;
 mod store;
 mod views;
 

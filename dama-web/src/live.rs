@@ -18,17 +18,18 @@ use std::sync::Arc;
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::Query;
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::sse::Event;
+use axum::response::Response;
 use dama_rules::notation::fen;
-use dama_rules::{Error, Game, Variant};
+use dama_rules::{Game, Variant};
 use serde::Deserialize;
 use serde_json::json;
 
 use super::analysis::{line_view, table_view, Asked, MAX_LINES, SLOT_WAIT};
 use super::api::State;
 use super::error::ApiError;
+use super::request::{event_stream, variant_of};
 
 /// The query of `GET /api/analysis`.
 #[derive(Deserialize)]
@@ -64,9 +65,7 @@ fn number(name: &str, text: Option<&str>, max: u64) -> Result<Option<u64>, ApiEr
 fn ask(q: &AnalysisQuery) -> Result<(Game, usize, Asked), ApiError> {
     let variant = match q.variant.as_deref() {
         None | Some("") => Variant::Italian,
-        Some(s) => s
-            .parse()
-            .map_err(|e: Error| ApiError::bad("bad_variant", e.to_string()))?,
+        Some(s) => variant_of(Some(&serde_json::Value::String(s.to_string())))?,
     };
     let pos = match q.fen.as_deref() {
         None | Some("") => dama_rules::Position::start(),
@@ -147,12 +146,5 @@ pub async fn analysis(
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|e| (Ok::<_, Infallible>(e), rx))
     });
-    let mut res = Sse::new(stream)
-        .keep_alive(KeepAlive::default())
-        .into_response();
-    res.headers_mut()
-        .insert("x-accel-buffering", HeaderValue::from_static("no"));
-    res.headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    Ok(res)
+    Ok(event_stream(stream))
 }

@@ -2,14 +2,17 @@
 //! a change, and the JSON answer.
 
 use axum::extract::rejection::PathRejection;
+use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Extension, Path};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use dama_play::Model;
-use dama_rules::Square;
+use dama_rules::{Square, Variant};
 use dama_search::Level;
 use serde::Serialize;
 use serde_json::Value;
@@ -97,6 +100,15 @@ pub(crate) fn game_id(path: Result<Path<String>, PathRejection>) -> Result<GameI
     })
 }
 
+/// The game a request's path names, with its id.
+pub(crate) async fn found(
+    state: &State,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<(GameId, Shared), ApiError> {
+    let id = game_id(path)?;
+    Ok((id, find(state, id).await?))
+}
+
 pub(crate) async fn find(state: &State, id: GameId) -> Result<Shared, ApiError> {
     match state.store.get(id).await {
         Ok(Some(game)) => Ok(game),
@@ -173,12 +185,7 @@ pub(crate) fn players_turn(entry: &Entry, seat: Option<Seat>) -> Result<(), ApiE
             "the computer is thinking: wait for its move (POST .../reply)",
         ));
     }
-    if let Some(o) = entry.model.outcome() {
-        return Err(ApiError::conflict(
-            "game_over",
-            format!("the game is over ({o}); start a new one"),
-        ));
-    }
+    not_over(entry)?;
     if entry.kind != Kind::Computer {
         let mover = entry.model.game().position().turn();
         return match seat {
@@ -224,4 +231,44 @@ pub(crate) fn limited(
             .rate_limited
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     })
+}
+
+/// Refuses a game that is over.
+pub(crate) fn not_over(entry: &Entry) -> Result<(), ApiError> {
+    match entry.model.outcome() {
+        Some(o) => Err(ApiError::conflict(
+            "game_over",
+            format!("the game is over ({o}); start a new one"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The variant a request names (absent or null: Italian).
+pub(crate) fn variant_of(v: Option<&Value>) -> Result<Variant, ApiError> {
+    match v {
+        None | Some(Value::Null) => Ok(Variant::Italian),
+        Some(Value::String(s)) => s
+            .parse()
+            .map_err(|e: dama_rules::Error| ApiError::bad("bad_variant", e.to_string())),
+        Some(v) => Err(ApiError::bad(
+            "bad_variant",
+            format!("variant {}: expected a name such as \"italian\"", shown(v)),
+        )),
+    }
+}
+
+/// A stream of Server-Sent Events as an answer: kept alive, never cached, and passed on at
+/// once by a reverse proxy.
+pub(crate) fn event_stream<S>(events: S) -> Response
+where
+    S: futures_util::Stream<Item = Result<Event, Infallible>> + Send + 'static,
+{
+    let mut res = Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response();
+    let h = res.headers_mut();
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res
 }

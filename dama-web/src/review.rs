@@ -29,7 +29,7 @@ use super::analysis::{line_view, score_view, table_view, Analyst, Asked, ScoreVi
 use super::analysis::{Eval, LineView, REVIEW_MAX_NODES};
 use super::api::State;
 use super::error::{no_store, ApiError};
-use super::request::{body_object, find, game_id, ok, shown};
+use super::request::{body_object, found, ok, shown, variant_of};
 use super::store::{Entry, Kind};
 use super::views::{landing_path, move_text, numbers};
 
@@ -467,18 +467,7 @@ fn review_ask(body: &[u8]) -> Result<ReviewAsk, ApiError> {
             ))
         }
     };
-    let variant = match fields.get("variant") {
-        None | Some(Value::Null) => Variant::Italian,
-        Some(Value::String(s)) => s
-            .parse()
-            .map_err(|e: Error| ApiError::bad("bad_variant", e.to_string()))?,
-        Some(v) => {
-            return Err(ApiError::bad(
-                "bad_variant",
-                format!("variant {}: expected a name such as \"italian\"", shown(v)),
-            ))
-        }
-    };
+    let variant = variant_of(fields.get("variant"))?;
     let asked = Asked {
         depth: number_of(&fields, "depth", u64::from(super::analysis::MAX_DEPTH))?
             .map(|d| d as u32),
@@ -630,8 +619,7 @@ pub async fn game_pdn(
     axum::extract::State(state): axum::extract::State<Arc<State>>,
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
-    let id = game_id(path)?;
-    let game = find(&state, id).await?;
+    let (id, game) = found(&state, path).await?;
     let g = pdn_of(&*game.lock().await);
     let text = pdn::write(&g)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;

@@ -5,7 +5,7 @@
 // game against the computer from it. The server owns the rules and the engine.
 import { TEXTS, translator } from '/texts.js';
 import { api, ApiError } from '/api.js';
-import { createBoard } from '/board.js';
+import { createBoard, el } from '/board.js';
 import { createEditor, writeFen } from '/editor.js';
 
 const { LANG, t } = translator(TEXTS);
@@ -190,20 +190,16 @@ function drawGraph(g) {
     const side = sideOf(positionAt(g, i).fen);
     const v = e.table ? (e.table.result === 'draw' ? 0 : (e.table.result === 'win') === (side === 'white') ? 5 : -5) : whiteMen(e.score, side);
     pts.push(`${x(i).toFixed(1)},${y(v).toFixed(1)}`);
-    const c = document.createElementNS('http://www.w3.org/2000/svg', 'circle');
-    c.setAttribute('cx', x(i).toFixed(1));
-    c.setAttribute('cy', y(v).toFixed(1));
-    c.setAttribute('r', i === S.cur ? 4 : 2.2);
-    c.setAttribute('class', 'graph-point' + (i > 0 && g.plies[i - 1] && g.plies[i - 1].mark ? ' marked' : ''));
-    c.dataset.ply = String(i);
-    layer.appendChild(c);
+    const marked = i > 0 && g.plies[i - 1] && g.plies[i - 1].mark;
+    el('circle', {
+      cx: x(i).toFixed(1), cy: y(v).toFixed(1), r: i === S.cur ? 4 : 2.2,
+      class: 'graph-point' + (marked ? ' marked' : ''), 'data-ply': i,
+    }, layer);
   }
   $('graph-line').setAttribute('points', pts.join(' '));
   const cursor = $('graph-cursor');
   cursor.textContent = '';
-  const l = document.createElementNS('http://www.w3.org/2000/svg', 'line');
-  for (const [k, v] of Object.entries({ x1: x(S.cur), x2: x(S.cur), y1: 0, y2: 80, class: 'graph-cursor' })) l.setAttribute(k, v);
-  cursor.appendChild(l);
+  el('line', { x1: x(S.cur), x2: x(S.cur), y1: 0, y2: 80, class: 'graph-cursor' }, cursor);
 }
 
 function drawSummary(g) {

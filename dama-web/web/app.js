@@ -3,6 +3,7 @@
 // An ES module (no build step): the texts are in texts.js, the API client in api.js.
 import { TEXTS, translator } from '/texts.js';
 import { api, ApiError, useSeat } from '/api.js';
+import { el } from '/board.js';
 
 (() => {
   // ---------------------------------------------------------------------------------------
@@ -43,15 +44,7 @@ import { api, ApiError, useSeat } from '/api.js';
   }
 
   const $ = (id) => document.getElementById(id);
-  const SVG = 'http://www.w3.org/2000/svg';
   const CELL = 100;
-
-  function el(name, attrs, parent) {
-    const e = document.createElementNS(SVG, name);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
-    if (parent) parent.appendChild(e);
-    return e;
-  }
 
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const reducedMotion = () => window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;

@@ -5,7 +5,8 @@
 const SVG = 'http://www.w3.org/2000/svg';
 const CELL = 100;
 
-function el(name, attrs, parent) {
+/// A new SVG element `name` with `attrs`, appended to `parent` when given.
+export function el(name, attrs, parent) {
   const e = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
   if (parent) parent.appendChild(e);

@@ -1,0 +1,138 @@
+//! `GET /api/games/{id}/events`: each move committed to a game, pushed to the pages that
+//! follow it as Server-Sent Events, the number of moves so far as each event's id (a page
+//! that reconnects with `Last-Event-ID`, or `?after=N`, gets every move after that one, once).
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query};
+use axum::http::HeaderMap;
+use axum::response::sse::Event;
+use axum::response::Response;
+use futures_util::StreamExt as _;
+use serde::Deserialize;
+use tokio::sync::watch;
+
+use super::api::State;
+use super::error::ApiError;
+use super::request::{event_stream, find, game_id, seat_secret};
+use super::store::{Entry, GameId, Shared};
+use super::views::{game_view, landing_path, last_computer_view, move_view};
+
+/// The query of `GET /api/games/{id}/events`.
+#[derive(Deserialize)]
+pub struct EventsQuery {
+    after: Option<String>,
+    seat: Option<String>,
+}
+
+/// Where a page following a game has got to.
+struct Follow {
+    id: GameId,
+    game: Shared,
+    changes: watch::Receiver<usize>,
+    stopping: watch::Receiver<bool>,
+    sent: usize,
+    seat: Option<String>,
+}
+
+pub async fn events(
+    axum::extract::State(state): axum::extract::State<Arc<State>>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    query: Result<Query<EventsQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let id = game_id(path)?;
+    let Query(query) = query?;
+    let resume = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .or(query.after);
+    let sent = match resume {
+        None => 0,
+        Some(text) => text.trim().parse::<usize>().map_err(|_| {
+            ApiError::bad(
+                "bad_event_id",
+                format!(
+                    "event id {}: expected the number of moves already seen",
+                    dama_rules::quote(&text)
+                ),
+            )
+        })?,
+    };
+    let game = find(&state, id).await?;
+    let changes = game.lock().await.changes.subscribe();
+    let follow = Follow {
+        id,
+        game,
+        changes,
+        stopping: state.stopping.clone(),
+        sent,
+        seat: query
+            .seat
+            .or_else(|| seat_secret(&headers).map(str::to_string)),
+    };
+    let stream = futures_util::stream::unfold(follow, next_events)
+        .flat_map(|batch| futures_util::stream::iter(batch.into_iter().map(Ok::<_, Infallible>)));
+    Ok(event_stream(stream))
+}
+
+/// The events of the moves committed after those `f` has sent; waits for the next move,
+/// and ends when the server stops.
+async fn next_events(mut f: Follow) -> Option<(Vec<Event>, Follow)> {
+    loop {
+        if *f.stopping.borrow() {
+            return None;
+        }
+        let batch = {
+            let entry = f.game.lock().await;
+            let committed = (*f.changes.borrow_and_update()).min(entry.model.game().moves().len());
+            (committed > f.sent).then(|| {
+                let batch = move_events(f.id, &entry, f.sent, committed, f.seat.as_deref());
+                (batch, committed)
+            })
+        };
+        if let Some((batch, committed)) = batch {
+            f.sent = committed;
+            return Some((batch, f));
+        }
+        tokio::select! {
+            changed = f.changes.changed() => changed.ok()?,
+            _ = f.stopping.changed() => return None,
+        }
+    }
+}
+
+/// One event per move `from + 1 ..= to`: its id the number of moves after it, its data the
+/// move and, with the last one, the game as `secret`'s seat sees it.
+fn move_events(
+    id: GameId,
+    entry: &Entry,
+    from: usize,
+    to: usize,
+    secret: Option<&str>,
+) -> Vec<Event> {
+    let game = entry.model.game();
+    let variant = game.variant();
+    let mut pos = *game.start();
+    let mut out = Vec::with_capacity(to - from);
+    for (i, &m) in game.moves()[..to].iter().enumerate() {
+        let ply = i + 1;
+        if ply > from {
+            let played = move_view(variant, &pos, m, &landing_path(variant, &pos, m));
+            let view = (ply == to)
+                .then(|| game_view(id, entry, last_computer_view(entry), entry.seat(secret)));
+            let data = serde_json::json!({"ply": ply, "played": played, "game": view});
+            out.push(
+                Event::default()
+                    .id(ply.to_string())
+                    .event("move")
+                    .data(data.to_string()),
+            );
+        }
+        pos.play_unchecked(m);
+    }
+    out
+}

@@ -1,0 +1,98 @@
+//! The player's record (`GET /api/me`), health (`GET /healthz`) and counters (`GET /metrics`).
+
+use std::sync::Arc;
+
+use axum::extract::Extension;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use dama_search::Level;
+use serde::Serialize;
+
+use super::api::State;
+use super::error::{no_store, ApiError};
+use super::guard::Player;
+use super::request::ok;
+
+#[derive(Serialize, Default)]
+struct RecordView {
+    level: String,
+    games: u64,
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    score: u64,
+}
+
+#[derive(Serialize)]
+struct MeView {
+    player: String,
+    levels: Vec<RecordView>,
+    total: RecordView,
+}
+
+pub async fn me(
+    axum::extract::State(state): axum::extract::State<Arc<State>>,
+    Extension(player): Extension<Player>,
+) -> Result<Response, ApiError> {
+    let who = player.0.clone();
+    let records = state
+        .store
+        .db()
+        .run(move |db| db.records(&who))
+        .await
+        .map_err(|e| ApiError::storage(&e))?;
+    let order = |level: &str| {
+        Level::ALL
+            .iter()
+            .position(|l| l.name() == level)
+            .unwrap_or(Level::ALL.len())
+    };
+    let mut levels: Vec<RecordView> = records
+        .into_iter()
+        .map(|r| RecordView {
+            level: r.level,
+            games: r.games,
+            wins: r.wins,
+            draws: r.draws,
+            losses: r.losses,
+            score: r.score,
+        })
+        .collect();
+    levels.sort_by_key(|r| order(&r.level));
+    let mut total = RecordView {
+        level: "all".into(),
+        ..RecordView::default()
+    };
+    for r in &levels {
+        total.games += r.games;
+        total.wins += r.wins;
+        total.draws += r.draws;
+        total.losses += r.losses;
+        total.score += r.score;
+    }
+    let view = MeView {
+        player: player.0,
+        levels,
+        total,
+    };
+    Ok(ok(StatusCode::OK, view))
+}
+
+pub async fn healthz(
+    axum::extract::State(state): axum::extract::State<Arc<State>>,
+) -> Result<Response, ApiError> {
+    state
+        .store
+        .db()
+        .run(|db| db.version())
+        .await
+        .map_err(|e| ApiError::storage(&e))?;
+    Ok(ok(StatusCode::OK, serde_json::json!({"status": "ok"})))
+}
+
+pub async fn metrics(axum::extract::State(state): axum::extract::State<Arc<State>>) -> Response {
+    let stored = state.store.db().run(|db| db.count()).await.ok();
+    let text = state.metrics.render(state.store.len(), stored);
+    let kind = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
+    ([(header::CONTENT_TYPE, kind)], no_store(), text).into_response()
+}
