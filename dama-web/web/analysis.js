@@ -348,7 +348,7 @@ function startLive() {
   const side = sideOf(fen);
   es.addEventListener('table', (ev) => {
     const tb = JSON.parse(ev.data);
-    $('live-table').textContent = t('table_says', { v: tableText(tb, side) });
+    $('live-table').textContent = tableText(tb, side);
     $('live-table').dataset.result = tb.result;
   });
   es.addEventListener('info', (ev) => {
