@@ -158,7 +158,8 @@ The JSON API (under /api) is described by GET /api and in the README.")]
         /// New games a minute from one client address (0: no limit).
         #[arg(long, default_value_t = 30)]
         games_per_minute: u32,
-        /// Computer replies a minute to one client address (0: no limit).
+        /// Computer replies a minute to one client address (0: no limit); each game review
+        /// and live analysis counts as one.
         #[arg(long, default_value_t = 600)]
         replies_per_minute: u32,
         /// Behind a reverse proxy: the client's address is the last one of X-Forwarded-For.

@@ -14,11 +14,12 @@
 //! as soon as the page closes the stream.
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::rejection::QueryRejection;
-use axum::extract::Query;
-use axum::http::StatusCode;
+use axum::extract::{ConnectInfo, Extension, Query};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::Event;
 use axum::response::Response;
 use dama_rules::notation::fen;
@@ -29,7 +30,7 @@ use serde_json::json;
 use super::analysis::{line_view, table_view, Asked, MAX_LINES, SLOT_WAIT};
 use super::api::State;
 use super::error::ApiError;
-use super::request::{event_stream, variant_of};
+use super::request::{event_stream, limited, variant_of};
 
 /// The query of `GET /api/analysis`.
 #[derive(Deserialize)]
@@ -83,8 +84,12 @@ fn ask(q: &AnalysisQuery) -> Result<(Game, usize, Asked), ApiError> {
 /// `GET /api/analysis`: the live lines as Server-Sent Events.
 pub async fn analysis(
     axum::extract::State(state): axum::extract::State<Arc<State>>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
     query: Result<Query<AnalysisQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
+    // An analysis counts against the address's limit on computer replies.
+    limited(&state, state.replies.as_ref(), &headers, peer.as_ref())?;
     let Query(q) = query?;
     let (game, lines, asked) = ask(&q)?;
     let analyst = Arc::clone(&state.analyst);

@@ -11,12 +11,13 @@
 //! [`BLUNDER`] (two men, or a won position no longer won, or a drawn one lost) `??`. The
 //! engine's own choice and a forced move (the only legal one) are never marked.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::{BytesRejection, PathRejection};
-use axum::extract::Path;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::extract::{ConnectInfo, Extension, Path};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use dama_rules::notation::fen;
 use dama_rules::notation::pdn::{self, GameResult, PdnGame};
@@ -29,7 +30,7 @@ use super::analysis::{line_view, score_view, table_view, Analyst, Asked, ScoreVi
 use super::analysis::{Eval, LineView, REVIEW_MAX_NODES};
 use super::api::State;
 use super::error::{no_store, ApiError};
-use super::request::{body_object, found, ok, shown, variant_of};
+use super::request::{body_object, found, limited, ok, shown, variant_of};
 use super::store::{Entry, Kind};
 use super::views::{landing_path, move_text, numbers};
 
@@ -43,6 +44,9 @@ pub const MISTAKE: i32 = 100;
 pub const BLUNDER: i32 = 200;
 /// The most positions (moves and final positions, over every game) one review may ask for.
 pub const MAX_POSITIONS: usize = 1_000;
+/// The most nodes one review may ask for in all (positions × nodes per position): about two
+/// minutes of one core.
+pub const MAX_NODES: u64 = 200_000_000;
 /// The largest PDN text a review accepts, in bytes (the body of `POST /api/reviews`).
 pub const REVIEW_BODY_LIMIT: usize = 256 * 1024;
 
@@ -484,9 +488,23 @@ fn review_ask(body: &[u8]) -> Result<ReviewAsk, ApiError> {
             ))
         }
     };
+    let games = games_of(text, variant)?;
+    let limits = asked.review();
+    let positions: u64 = games.iter().map(|g| g.moves.len() as u64 + 1).sum();
+    let per = limits.nodes.unwrap_or(REVIEW_MAX_NODES);
+    if positions.saturating_mul(per) > MAX_NODES {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "too_long",
+            format!(
+                "{positions} positions at {per} nodes each is more than the {MAX_NODES} nodes one \
+                 review may search: ask for fewer nodes or send fewer games"
+            ),
+        ));
+    }
     Ok(ReviewAsk {
-        games: games_of(text, variant)?,
-        limits: asked.review(),
+        games,
+        limits,
         stream,
     })
 }
@@ -495,8 +513,12 @@ fn review_ask(body: &[u8]) -> Result<ReviewAsk, ApiError> {
 /// while the work goes on.
 pub async fn reviews(
     axum::extract::State(state): axum::extract::State<Arc<State>>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    // A review counts against the address's limit on computer replies.
+    limited(&state, state.replies.as_ref(), &headers, peer.as_ref())?;
     let ask = review_ask(&body?)?;
     let analyst = Arc::clone(&state.analyst);
     if ask.stream {

@@ -21,8 +21,9 @@ fn review(server: &Running, body: Value) -> (u16, Value) {
     server.json("POST", "/api/reviews", &[], body)
 }
 
-/// What the server's search says of `fen` at `depth` (a fresh engine, as the server's).
-fn engine_score(fen_text: &str, depth: u32) -> (i32, String) {
+/// What the server's search says of `fen` at `depth` (a fresh engine, as the server's, with
+/// the same endgame tables: where their files cover the position, the search ends early).
+fn engine_score(fen_text: &str, depth: u32) -> (i32, String, u32) {
     let game = Game::from_position(Variant::Italian, fen::parse(fen_text).unwrap());
     let mut engine = Engine::with_hash(8);
     engine.set_endgames(Endgames::from_dir(&dama_search::egtb::default_dir(), false));
@@ -32,7 +33,7 @@ fn engine_score(fen_text: &str, depth: u32) -> (i32, String) {
         ..Limits::default()
     };
     let r = engine.analyze_with(&game, &limits, &Signals::default(), &mut |_| {});
-    (r.score.0, r.best.unwrap().to_string())
+    (r.score.0, r.best.unwrap().to_string(), r.depth)
 }
 
 #[test]
@@ -44,10 +45,11 @@ fn a_review_scores_every_position_for_the_side_to_move() {
     let plies = game["plies"].as_array().unwrap();
     assert_eq!(plies.len(), 2);
     for p in plies {
-        let (score, best) = engine_score(p["fen"].as_str().unwrap(), 6);
+        let (score, best, depth) = engine_score(p["fen"].as_str().unwrap(), 6);
         assert_eq!(p["score"], score, "{p}");
         assert_eq!(p["best"], best, "{p}");
-        assert_eq!(p["depth"], 6);
+        assert_eq!(p["depth"], depth, "{p}");
+        assert!((1..=6).contains(&depth), "{p}");
     }
     // White is a man up before the blunder; Black, to take two, is winning after it; and at
     // the end White, two men and a king down, is lost.
@@ -151,6 +153,14 @@ fn pdn_that_cannot_be_read_is_refused_with_the_readers_line_and_column() {
     assert_eq!(
         (status, body["error"]["code"].as_str()),
         (400, Some("bad_budget"))
+    );
+    // More work than one review may ask for.
+    let three = [long_game(200), long_game(200), long_game(200)].join("\n");
+    let (status, body) = review(&server, json!({"pdn": three, "nodes": 2_000_000}));
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (422, Some("too_long")),
+        "{body}"
     );
     // A body larger than the games' 4 KiB is accepted here, up to the reviews' own limit.
     let long = format!("{{\"pdn\": \"{}\"}}", " ".repeat(300 * 1024));
