@@ -395,8 +395,11 @@ pub enum TuneAction {
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// Play with the previous release's evaluation (features without patterns).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "patterns")]
         classic: bool,
+        /// Play with the pattern evaluation (features and patterns).
+        #[arg(long)]
+        patterns: bool,
         /// The sample file to write.
         #[arg(long)]
         out: PathBuf,

@@ -72,6 +72,8 @@ impl<'a, R: Rules> Worker<'a, R> {
                 crate::weights::hand_set(R::VARIANT)
             } else if control.knobs.classic_eval {
                 crate::weights::classic(R::VARIANT)
+            } else if control.knobs.pattern_eval {
+                crate::weights::with_patterns(R::VARIANT)
             } else {
                 crate::weights::for_variant(R::VARIANT)
             },

@@ -388,7 +388,7 @@ mod tests {
         fn the_pattern_evaluation_is_colour_symmetric(seed in 0u64..u64::MAX) {
             for pos in random_positions(seed, 120) {
                 let flipped = pos.flip();
-                let w = weights::for_variant(Variant::Italian);
+                let w = weights::with_patterns(Variant::Italian);
                 proptest::prop_assert_eq!(evaluate_with(&pos, w), evaluate_with(&flipped, w));
                 let a = pattern::indices(&pos);
                 let b = pattern::indices(&flipped);
@@ -403,9 +403,9 @@ mod tests {
     fn patterns_change_the_evaluation() {
         // The embedded file's patterns are not all zero, and they matter on a real position.
         let pos = fen::parse("W:W18,22,23,24,29,31:B3,5,6,7,11,12").unwrap();
-        let with = evaluate_with(&pos, weights::for_variant(Variant::Italian));
+        let with = evaluate_with(&pos, weights::with_patterns(Variant::Italian));
         let without = evaluate_with(&pos, weights::classic(Variant::Italian));
-        assert!(weights::for_variant(Variant::Italian).has_patterns());
+        assert!(weights::with_patterns(Variant::Italian).has_patterns());
         assert_ne!(with, without);
     }
 

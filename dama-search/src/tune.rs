@@ -671,7 +671,7 @@ mod tests {
     #[test]
     fn the_fitters_evaluation_is_the_engines() {
         // Without damping (no king on either side), the fitter's sum is the engine's.
-        let w = crate::weights::for_variant(dama_rules::Variant::Italian);
+        let w = crate::weights::with_patterns(dama_rules::Variant::Italian);
         let pos = dama_rules::notation::fen::parse("W:W18,22,23,24,29,31:B3,5,6,7,11,12")
             .expect("a good FEN");
         let mut d = Data::default();

@@ -1,8 +1,9 @@
 //! Evaluation weights per variant, in 1/32 of a hundredth of a man (see [`crate::eval`]).
 //!
 //! A [`Weights`] is a table of feature weights plus, optionally, the pattern tables (see
-//! [`crate::pattern`]). The Italian weights are data: the file `italian.weights`, written by
-//! `dama tune fit` and embedded in the binary. The other variants use the hand-set values of
+//! [`crate::pattern`]). The Italian weights are data: the files `italian.weights` (the
+//! default: features only) and `italian-patterns.weights` (with patterns, the knob
+//! `patterns=1`), written by `dama tune fit` and embedded in the binary. The other variants use the hand-set values of
 //! strategy.md with flying kings valued far higher, and no patterns.
 //!
 //! # The weights file (version 1)
@@ -26,7 +27,7 @@
 //! ```
 //! use dama_rules::Variant;
 //! use dama_search::weights::{self, Weights};
-//! let italian = weights::for_variant(Variant::Italian);
+//! let italian = weights::with_patterns(Variant::Italian);
 //! assert!(italian.has_patterns());
 //! // A copy through the file format is the same table; one changed byte is refused.
 //! let mut bytes = italian.to_bytes();
@@ -272,17 +273,35 @@ static SHORT_KINGS: Weights = Weights::classic(base(150));
 static FLYING_KINGS: Weights = Weights::classic(base(300));
 static ITALIAN_CLASSIC_WEIGHTS: Weights = Weights::classic(ITALIAN_CLASSIC);
 
-/// The Italian weights file, embedded.
+/// The Italian weights file, embedded: the features refitted by `dama tune fit
+/// --no-patterns` (the default evaluation, see docs/tuning.md).
 const ITALIAN_FILE: &[u8] = include_bytes!("italian.weights");
+/// The Italian weights with patterns, embedded (the knob `patterns=1`): as good as the
+/// default in fixed-node matches so far, and slower, so not the default.
+const ITALIAN_PATTERNS_FILE: &[u8] = include_bytes!("italian-patterns.weights");
 
-static ITALIAN: LazyLock<Weights> = LazyLock::new(|| match Weights::from_bytes(ITALIAN_FILE) {
-    Ok(w) => w,
-    Err(e) => {
-        // A test checks the embedded file; this is only a guard.
-        tracing::error!("the embedded Italian weights: {e}; using the classic ones");
-        ITALIAN_CLASSIC_WEIGHTS.clone()
+/// The embedded file `bytes`, or the classic weights if it were bad (a test checks both).
+fn embedded(bytes: &[u8]) -> Weights {
+    match Weights::from_bytes(bytes) {
+        Ok(w) => w,
+        Err(e) => {
+            tracing::error!("the embedded Italian weights: {e}; using the classic ones");
+            ITALIAN_CLASSIC_WEIGHTS.clone()
+        }
     }
-});
+}
+
+static ITALIAN: LazyLock<Weights> = LazyLock::new(|| embedded(ITALIAN_FILE));
+static ITALIAN_PATTERNS: LazyLock<Weights> = LazyLock::new(|| embedded(ITALIAN_PATTERNS_FILE));
+
+/// The weights of `variant` with the pattern tables, where it has them (Italian; the knob
+/// `patterns=1`); else [`for_variant`].
+pub fn with_patterns(variant: Variant) -> &'static Weights {
+    match variant {
+        Variant::Italian => &ITALIAN_PATTERNS,
+        _ => for_variant(variant),
+    }
+}
 
 /// The weights of `variant` (for Italian, the embedded file).
 pub fn for_variant(variant: Variant) -> &'static Weights {
@@ -407,15 +426,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_embedded_file_loads() {
+    fn the_embedded_files_load() {
         let w = Weights::from_bytes(ITALIAN_FILE).expect("the embedded weights file");
-        assert!(w.has_patterns());
         assert_eq!(w.features[feature::MAN], 3200);
+        assert_ne!(&w, classic(Variant::Italian));
+        let p = Weights::from_bytes(ITALIAN_PATTERNS_FILE).expect("the embedded pattern file");
+        assert!(p.has_patterns());
+        assert_eq!(p.features[feature::MAN], 3200);
     }
 
     #[test]
     fn a_corrupt_file_is_refused_with_a_clear_error() {
-        let good = for_variant(Variant::Italian).to_bytes();
+        let good = with_patterns(Variant::Italian).to_bytes();
         let mut flipped = good.clone();
         flipped[5000] ^= 0x10;
         let e = Weights::from_bytes(&flipped).unwrap_err().to_string();

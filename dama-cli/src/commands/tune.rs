@@ -25,6 +25,7 @@ pub fn run(action: TuneAction) -> Result<Status, CliError> {
             threads,
             seed,
             classic,
+            patterns,
             out,
         } => {
             let config = GenConfig {
@@ -36,6 +37,7 @@ pub fn run(action: TuneAction) -> Result<Status, CliError> {
                 seed,
                 knobs: Knobs {
                     classic_eval: classic,
+                    pattern_eval: patterns,
                     ..Knobs::default()
                 },
             };
