@@ -361,6 +361,86 @@ The signature (total nodes) is the same on every machine for the same code.")]
         #[command(subcommand)]
         action: EgtbAction,
     },
+    /// Fit the Italian evaluation to self-play: generate games, then fit the weights.
+    ///
+    /// `gen` plays the engine against itself at a fixed node budget from the built-in openings
+    /// plus random plies and writes a compact sample file; `fit` fits the evaluation (features
+    /// and patterns) by logistic regression on the games' results and writes a weights file,
+    /// to be copied to dama-search/src/italian.weights. See docs/tuning.md.
+    #[command(after_help = "Examples:
+  dama tune gen --games 20000 --nodes 1500 --threads 2 --out s.samples
+  dama tune gen --games 20000 --shard 3/10 --out s3.samples     one part of ten
+  dama tune fit s*.samples --threads 2 --out italian.weights")]
+    Tune {
+        #[command(subcommand)]
+        action: TuneAction,
+    },
+}
+
+/// The actions of `dama tune`.
+#[derive(Subcommand, Debug)]
+pub enum TuneAction {
+    /// Self-play games at a fixed node budget, written as a sample file.
+    Gen {
+        /// Games in the whole run (all shards together).
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        /// Nodes a move.
+        #[arg(long, default_value_t = 1500, value_parser = clap::value_parser!(u64).range(1..))]
+        nodes: u64,
+        /// Random plies after each built-in opening.
+        #[arg(long, default_value_t = 4)]
+        random_plies: usize,
+        /// Play only shard K of N (`K/N`): the games i with i mod N = K-1.
+        #[arg(long, value_parser = crate::commands::parse_shard)]
+        shard: Option<(usize, usize)>,
+        /// Games played at once (default: the number of processors).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Seed of the random plies.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Play with the previous release's evaluation (features without patterns).
+        #[arg(long, conflicts_with = "patterns")]
+        classic: bool,
+        /// Play with the pattern evaluation (features and patterns).
+        #[arg(long)]
+        patterns: bool,
+        /// The sample file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Fit the weights to sample files by logistic regression; print the log loss before and
+    /// after on the training and the held-out games.
+    Fit {
+        /// Sample files written by `dama tune gen`.
+        #[arg(required = true)]
+        samples: Vec<PathBuf>,
+        /// Passes over the training set.
+        #[arg(long, default_value_t = 300)]
+        epochs: usize,
+        /// The optimiser's step (weight units: 1/32 of a hundredth of a man).
+        #[arg(long, default_value_t = 4.0)]
+        rate: f64,
+        /// L2 penalty on the pattern weights.
+        #[arg(long, default_value_t = 1e-6)]
+        l2: f64,
+        /// Hold out one game in this many (0: none).
+        #[arg(long, default_value_t = 10)]
+        holdout: usize,
+        /// Fit the features only (no patterns).
+        #[arg(long)]
+        no_patterns: bool,
+        /// Start from this weights file (default: the previous release's features, no patterns).
+        #[arg(long)]
+        from: Option<PathBuf>,
+        /// Threads (default: the number of processors).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// The weights file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 /// Where and for which rules `dama egtb` works.

@@ -7,10 +7,11 @@ use std::sync::atomic::Ordering;
 use dama_rules::{Move, MoveList, Position, Rules};
 
 use crate::control::Control;
-use crate::eval::{evaluate_with, feature};
+use crate::eval::evaluate_with;
 use crate::ordering::{History, Killers};
 use crate::score::{Score, INFINITE, TABLE_WIN, WIN};
 use crate::tt::{Bound, Table};
+use crate::weights::Weights;
 use dama_egtb::Value;
 
 /// Deepest ply a line may reach (extensions included).
@@ -39,7 +40,7 @@ pub(crate) struct Worker<'a, R: Rules> {
     pub pv_len: [usize; MAX_PLY + 1],
     pub stopped: bool,
     /// The evaluation's weights.
-    pub weights: &'static [i32; feature::COUNT],
+    pub weights: &'static Weights,
     /// Whether this worker reports and owns the stop decision for time and nodes.
     pub main: bool,
     pub _rules: PhantomData<R>,
@@ -69,6 +70,10 @@ impl<'a, R: Rules> Worker<'a, R> {
             stopped: false,
             weights: if control.knobs.hand_weights {
                 crate::weights::hand_set(R::VARIANT)
+            } else if control.knobs.classic_eval {
+                crate::weights::classic(R::VARIANT)
+            } else if control.knobs.pattern_eval {
+                crate::weights::with_patterns(R::VARIANT)
             } else {
                 crate::weights::for_variant(R::VARIANT)
             },

@@ -41,6 +41,10 @@ pub struct Knobs {
     pub single_reply: bool,
     /// Evaluate with the hand-set weights instead of the fitted ones.
     pub hand_weights: bool,
+    /// Evaluate with the previous release's weights (features, no patterns).
+    pub classic_eval: bool,
+    /// Evaluate with the pattern weights (features and patterns of men).
+    pub pattern_eval: bool,
     /// Lazy-SMP scheme: 0 helpers start at odd or even depths and go through every depth;
     /// 1 a helper skips a depth enough other threads are already searching, and the deepest
     /// complete iteration of any thread gives the answer; 2 (the default) as 1, and the main
@@ -63,14 +67,16 @@ impl std::str::FromStr for Knobs {
             match name {
                 "lmr" => k.lmr = n,
                 "hand" => k.hand_weights = n != 0,
+                "classic" => k.classic_eval = n != 0,
+                "patterns" => k.pattern_eval = n != 0,
                 "rfp" => k.rfp = n,
                 "single" => k.single_reply = n != 0,
                 "tt" => k.tt_depth = n,
                 "smp" => k.smp = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, single, tt, smp or hand"
-                    ))
+                    "unknown knob \"{name}\": expected lmr, rfp, single, tt, smp, hand, classic or patterns"
+                ))
                 }
             }
         }
@@ -83,6 +89,8 @@ impl Default for Knobs {
         Knobs {
             lmr: 2,
             hand_weights: false,
+            classic_eval: false,
+            pattern_eval: false,
             rfp: 3,
             single_reply: false,
             tt_depth: 2,

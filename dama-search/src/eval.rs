@@ -1,14 +1,18 @@
-//! Static evaluation: a weighted sum of position features, the same code for every variant
-//! with one weight table per variant (see [`crate::weights`]).
+//! Static evaluation: a weighted sum of position features plus, where the variant's weights
+//! have them, patterns of men (see [`crate::pattern`]); the same code for every variant with
+//! one table per variant (see [`crate::weights`]).
 //!
 //! Features are counted for White and for Black on the board turned 180° (so both are seen
 //! "moving up"), and White's minus Black's is scored: a position and its colour-flipped mirror
-//! score the same for the side to move by construction. The features are public (see
-//! [`features`]) so that the weights can be fitted to game results (`examples/tune.rs`).
+//! score the same for the side to move by construction. The patterns are symmetric by the
+//! way their tables are tied (see [`crate::pattern`]). Each pattern weight has a middle-game
+//! and an endgame value, blended by [`phase`]. The features are public (see [`features`]) so
+//! that the weights can be fitted to game results (`dama tune fit`, [`crate::tune`]).
 
 use dama_rules::{Position, Rules, Variant};
 
-use crate::weights;
+use crate::pattern::{self, ENTRIES};
+use crate::weights::{self, Weights};
 
 /// Weights are in 1/32 of a hundredth of a man, so that small terms can be tuned finely.
 pub const SCALE: i32 = 32;
@@ -272,11 +276,42 @@ pub fn evaluate_for<R: Rules>(pos: &Position) -> i32 {
     evaluate_with(pos, weights::for_variant(R::VARIANT))
 }
 
-/// [`evaluate`] with the weight table `weights` (the search's hot path).
+/// The phase of `pos`: its pieces, at most [`PHASES`]. A pattern's weight is its middle-game
+/// value times `phase / PHASES` plus its endgame value times the rest.
+#[inline(always)]
+pub fn phase(pos: &Position) -> i32 {
+    (pos.occupied().count() as i32).min(PHASES)
+}
+
+/// The phase of a full board.
+pub const PHASES: i32 = 24;
+
+/// The patterns' part of the evaluation, from White's point of view, in the units of the
+/// weights.
+#[inline(always)]
+fn patterns(pos: &Position, table: &[[i16; 2]]) -> i32 {
+    let (mut mg, mut eg) = (0i32, 0i32);
+    for (w, &i) in pattern::indices(pos).iter().enumerate() {
+        if let Some(&[m, e]) = table.get(w * ENTRIES + usize::from(i)) {
+            mg += i32::from(m);
+            eg += i32::from(e);
+        }
+    }
+    let p = phase(pos);
+    (mg * p + eg * (PHASES - p)) / PHASES
+}
+
+/// [`evaluate`] with the weights `weights` (the search's hot path).
 #[inline]
-pub fn evaluate_with(pos: &Position, weights: &[i32; feature::COUNT]) -> i32 {
-    let mut sum = Weighted { weights, total: 0 };
+pub fn evaluate_with(pos: &Position, weights: &Weights) -> i32 {
+    let mut sum = Weighted {
+        weights: &weights.features,
+        total: 0,
+    };
     terms(pos, &mut sum);
+    if let Some(table) = weights.pattern_table() {
+        sum.total += patterns(pos, table);
+    }
     let white = damp(pos, sum.total / SCALE);
     match pos.turn() {
         dama_rules::Color::White => white,
@@ -319,6 +354,59 @@ mod tests {
                 assert_eq!(evaluate(&pos, v), evaluate(&pos.flip(), v), "{f} {v}");
             }
         }
+    }
+
+    /// Positions along a random game, with a seed.
+    fn random_positions(seed: u64, plies: usize) -> Vec<Position> {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut game = dama_rules::Game::new();
+        let mut out = vec![*game.position()];
+        for _ in 0..plies {
+            let legal = game.legal_moves().clone();
+            if legal.is_empty() || game.outcome().is_some() {
+                break;
+            }
+            let m = legal[rng.random_range(0..legal.len())];
+            game.play(m).expect("a legal move");
+            out.push(*game.position());
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn pattern_indices_match_the_square_by_square_count(seed in 0u64..u64::MAX) {
+            for pos in random_positions(seed, 120) {
+                proptest::prop_assert_eq!(pattern::indices(&pos), pattern::indices_by_squares(&pos));
+            }
+        }
+
+        #[test]
+        fn the_pattern_evaluation_is_colour_symmetric(seed in 0u64..u64::MAX) {
+            for pos in random_positions(seed, 120) {
+                let flipped = pos.flip();
+                let w = weights::with_patterns(Variant::Italian);
+                proptest::prop_assert_eq!(evaluate_with(&pos, w), evaluate_with(&flipped, w));
+                let a = pattern::indices(&pos);
+                let b = pattern::indices(&flipped);
+                for k in 0..pattern::WINDOWS {
+                    proptest::prop_assert_eq!(pattern::mirror(a[k]), b[pattern::WINDOWS - 1 - k]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn patterns_change_the_evaluation() {
+        // The embedded file's patterns are not all zero, and they matter on a real position.
+        let pos = fen::parse("W:W18,22,23,24,29,31:B3,5,6,7,11,12").unwrap();
+        let with = evaluate_with(&pos, weights::with_patterns(Variant::Italian));
+        let without = evaluate_with(&pos, weights::classic(Variant::Italian));
+        assert!(weights::with_patterns(Variant::Italian).has_patterns());
+        assert_ne!(with, without);
     }
 
     #[test]

@@ -29,9 +29,11 @@ mod level;
 mod limits;
 pub mod matches;
 mod ordering;
+pub mod pattern;
 mod score;
 mod time;
 mod tt;
+pub mod tune;
 pub mod weights;
 
 use std::time::Duration;
@@ -67,6 +69,18 @@ pub enum Error {
     HashTooLarge {
         /// The size asked for, in MiB.
         mib: usize,
+    },
+    /// An evaluation weights file that cannot be used (see [`weights`]).
+    #[error("bad weights file: {why}")]
+    BadWeights {
+        /// What is wrong, and what was expected.
+        why: String,
+    },
+    /// A self-play sample file that cannot be read (see [`tune`]).
+    #[error("bad sample file: {why}")]
+    BadSamples {
+        /// What is wrong, where, and what was expected.
+        why: String,
     },
 }
 

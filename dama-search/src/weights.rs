@@ -1,12 +1,223 @@
 //! Evaluation weights per variant, in 1/32 of a hundredth of a man (see [`crate::eval`]).
 //!
-//! The Italian table starts from the values of strategy.md and is refitted to self-play
-//! results by `examples/tune.rs`; the other variants share the positional terms and value
-//! flying kings far higher.
+//! A [`Weights`] is a table of feature weights plus, optionally, the pattern tables (see
+//! [`crate::pattern`]). The Italian weights are data: the files `italian.weights` (the
+//! default: features only) and `italian-patterns.weights` (with patterns, the knob
+//! `patterns=1`), written by `dama tune fit` and embedded in the binary. The other variants use the hand-set values of
+//! strategy.md with flying kings valued far higher, and no patterns.
+//!
+//! # The weights file (version 1)
+//!
+//! All integers little-endian:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `DAMAEVAL` |
+//! | 4 | version, `1` |
+//! | 4 | number of features, [`COUNT`] |
+//! | 4 | number of pattern windows stored, [`FREE_WINDOWS`] (0: no patterns) |
+//! | 4 | entries per window, [`ENTRIES`] |
+//! | 4 × features | feature weights, `i32` |
+//! | 4 × windows × entries | per window and index: middle-game then endgame weight, `i16` |
+//! | 8 | FNV-1a 64 checksum of every byte before it |
+//!
+//! Only windows 0..=4 are stored; the others are their mirrors, and window 4 must be its own
+//! mirror with the sign changed (checked at load, as are the sizes and the checksum).
+//!
+//! ```
+//! use dama_rules::Variant;
+//! use dama_search::weights::{self, Weights};
+//! let italian = weights::with_patterns(Variant::Italian);
+//! assert!(italian.has_patterns());
+//! // A copy through the file format is the same table; one changed byte is refused.
+//! let mut bytes = italian.to_bytes();
+//! assert_eq!(&Weights::from_bytes(&bytes).unwrap(), italian);
+//! bytes[100] ^= 1;
+//! assert!(Weights::from_bytes(&bytes).unwrap_err().to_string().contains("checksum"));
+//! ```
+
+use std::sync::LazyLock;
 
 use dama_rules::Variant;
 
 use crate::eval::feature::{self, COUNT};
+use crate::pattern::{free_slot, mirror, ENTRIES, FREE_WINDOWS, WINDOWS};
+use crate::Error;
+
+/// The file's first bytes.
+pub const MAGIC: &[u8; 8] = b"DAMAEVAL";
+/// The file format's version.
+pub const VERSION: u32 = 1;
+
+/// A variant's evaluation weights.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Weights {
+    /// The weight of each feature of [`crate::eval::feature`].
+    pub features: [i32; COUNT],
+    /// The nine windows' tables, `[middle game, endgame]` at `window * ENTRIES + index`.
+    patterns: Option<Box<[[i16; 2]]>>,
+}
+
+impl Weights {
+    /// Feature weights only, no patterns.
+    pub const fn classic(features: [i32; COUNT]) -> Weights {
+        Weights {
+            features,
+            patterns: None,
+        }
+    }
+
+    /// Feature weights and the free pattern windows' tables (windows 0..=4, `[middle game,
+    /// endgame]` by index); the other windows are mirrored from them, and window 4's indices
+    /// above their mirror are set from the mirror (with the sign changed).
+    pub fn with_patterns(features: [i32; COUNT], free: &[[[i16; 2]; ENTRIES]]) -> Weights {
+        let mut table = vec![[0i16; 2]; WINDOWS * ENTRIES].into_boxed_slice();
+        for w in 0..WINDOWS {
+            for i in 0..ENTRIES as u16 {
+                if let Some((fw, fi, sign)) = free_slot(w, i) {
+                    let [m, e] = free.get(fw).map_or([0, 0], |t| t[usize::from(fi)]);
+                    let s = sign as i16;
+                    table[w * ENTRIES + usize::from(i)] =
+                        [m.saturating_mul(s), e.saturating_mul(s)];
+                }
+            }
+        }
+        Weights {
+            features,
+            patterns: Some(table),
+        }
+    }
+
+    /// Whether the pattern tables are there.
+    pub fn has_patterns(&self) -> bool {
+        self.patterns.is_some()
+    }
+
+    /// The pattern tables (nine windows of [`ENTRIES`]), if any.
+    #[inline(always)]
+    pub(crate) fn pattern_table(&self) -> Option<&[[i16; 2]]> {
+        self.patterns.as_deref()
+    }
+
+    /// The `[middle game, endgame]` weights of `index` in `window` (zero without patterns).
+    pub fn pattern(&self, window: usize, index: u16) -> [i16; 2] {
+        self.patterns
+            .as_deref()
+            .and_then(|t| t.get(window * ENTRIES + usize::from(index)).copied())
+            .unwrap_or([0, 0])
+    }
+
+    /// The weights in the file format (see the module docs).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let windows = if self.patterns.is_some() {
+            FREE_WINDOWS
+        } else {
+            0
+        };
+        let mut out = Vec::with_capacity(28 + 4 * COUNT + 4 * windows * ENTRIES + 8);
+        out.extend_from_slice(MAGIC);
+        for n in [VERSION, COUNT as u32, windows as u32, ENTRIES as u32] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        for w in self.features {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        for w in 0..windows {
+            for i in 0..ENTRIES as u16 {
+                for v in self.pattern(w, i) {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Reads the file format (see the module docs).
+    ///
+    /// # Errors
+    /// [`Error::BadWeights`] when the bytes are not a version-1 weights file of this build's
+    /// shape, the checksum does not match, or the middle window is not colour-symmetric.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Weights, Error> {
+        let bad = |why: String| Error::BadWeights { why };
+        if bytes.len() < 36 || &bytes[..8] != MAGIC {
+            return Err(bad(format!(
+                "the file does not start with \"DAMAEVAL\" and a header ({} bytes): expected \
+                 a dama weights file",
+                bytes.len()
+            )));
+        }
+        let word = |at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        let (version, count, windows, entries) = (word(8), word(12), word(16), word(20));
+        if version != VERSION {
+            return Err(bad(format!(
+                "version {version}: expected version {VERSION}"
+            )));
+        }
+        if count as usize != COUNT
+            || entries as usize != ENTRIES
+            || (windows != 0 && windows as usize != FREE_WINDOWS)
+        {
+            return Err(bad(format!(
+                "{count} features, {windows} windows of {entries} entries: expected {COUNT} \
+                 features and 0 or {FREE_WINDOWS} windows of {ENTRIES}"
+            )));
+        }
+        let windows = windows as usize;
+        let body = 24 + 4 * COUNT + 4 * windows * ENTRIES;
+        if bytes.len() != body + 8 {
+            return Err(bad(format!(
+                "{} bytes: expected {} for this header",
+                bytes.len(),
+                body + 8
+            )));
+        }
+        let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
+        let computed = fnv1a(&bytes[..body]);
+        if stored != computed {
+            return Err(bad(format!(
+                "checksum {stored:016x} does not match the contents ({computed:016x}): the \
+                 file is corrupt"
+            )));
+        }
+        let mut features = [0i32; COUNT];
+        for (i, f) in features.iter_mut().enumerate() {
+            *f = word(24 + 4 * i) as i32;
+        }
+        if windows == 0 {
+            return Ok(Weights::classic(features));
+        }
+        let half = |at: usize| i16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        let mut free = vec![[[0i16; 2]; ENTRIES]; FREE_WINDOWS];
+        for (w, table) in free.iter_mut().enumerate() {
+            for (i, e) in table.iter_mut().enumerate() {
+                let at = 24 + 4 * COUNT + 4 * (w * ENTRIES + i);
+                *e = [half(at), half(at + 2)];
+            }
+        }
+        for i in 0..ENTRIES as u16 {
+            let [m, e] = free[4][usize::from(i)];
+            let [mm, me] = free[4][usize::from(mirror(i))];
+            if i32::from(m) != -i32::from(mm) || i32::from(e) != -i32::from(me) {
+                return Err(bad(format!(
+                    "window 4, index {i}: weights {m},{e} against {mm},{me} at its mirror: \
+                     expected opposite values (colour symmetry)"
+                )));
+            }
+        }
+        Ok(Weights::with_patterns(features, &free))
+    }
+}
+
+/// FNV-1a, 64 bits.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
 
 const fn base(king: i32) -> [i32; COUNT] {
     let mut w = [0; COUNT];
@@ -58,29 +269,70 @@ const fn base(king: i32) -> [i32; COUNT] {
     w
 }
 
-static SHORT_KINGS: [i32; COUNT] = base(150);
-static FLYING_KINGS: [i32; COUNT] = base(300);
+static SHORT_KINGS: Weights = Weights::classic(base(150));
+static FLYING_KINGS: Weights = Weights::classic(base(300));
+static ITALIAN_CLASSIC_WEIGHTS: Weights = Weights::classic(ITALIAN_CLASSIC);
 
-/// The weight table of `variant`.
-pub fn for_variant(variant: Variant) -> &'static [i32; COUNT] {
+/// The Italian weights file, embedded: the features refitted by `dama tune fit
+/// --no-patterns` (the default evaluation, see docs/tuning.md).
+const ITALIAN_FILE: &[u8] = include_bytes!("italian.weights");
+/// The Italian weights with patterns, embedded (the knob `patterns=1`): as good as the
+/// default in fixed-node matches so far, and slower, so not the default.
+const ITALIAN_PATTERNS_FILE: &[u8] = include_bytes!("italian-patterns.weights");
+
+/// The embedded file `bytes`, or the classic weights if it were bad (a test checks both).
+fn embedded(bytes: &[u8]) -> Weights {
+    match Weights::from_bytes(bytes) {
+        Ok(w) => w,
+        Err(e) => {
+            tracing::error!("the embedded Italian weights: {e}; using the classic ones");
+            ITALIAN_CLASSIC_WEIGHTS.clone()
+        }
+    }
+}
+
+static ITALIAN: LazyLock<Weights> = LazyLock::new(|| embedded(ITALIAN_FILE));
+static ITALIAN_PATTERNS: LazyLock<Weights> = LazyLock::new(|| embedded(ITALIAN_PATTERNS_FILE));
+
+/// The weights of `variant` with the pattern tables, where it has them (Italian; the knob
+/// `patterns=1`); else [`for_variant`].
+pub fn with_patterns(variant: Variant) -> &'static Weights {
     match variant {
-        Variant::Italian => &ITALIAN_FITTED,
+        Variant::Italian => &ITALIAN_PATTERNS,
+        _ => for_variant(variant),
+    }
+}
+
+/// The weights of `variant` (for Italian, the embedded file).
+pub fn for_variant(variant: Variant) -> &'static Weights {
+    match variant {
+        Variant::Italian => &ITALIAN,
         Variant::English => &SHORT_KINGS,
         Variant::Spanish | Variant::Czech | Variant::Russian | Variant::Brazilian => &FLYING_KINGS,
     }
 }
 
+/// The previous release's weights of `variant`: for Italian the fitted features without
+/// patterns, kept to compare with the pattern evaluation in matches (the `classic` knob).
+pub fn classic(variant: Variant) -> &'static Weights {
+    match variant {
+        Variant::Italian => &ITALIAN_CLASSIC_WEIGHTS,
+        _ => for_variant(variant),
+    }
+}
+
 /// The hand-set table of `variant` (strategy.md's values), kept to compare with the fitted
 /// one in matches.
-pub fn hand_set(variant: Variant) -> &'static [i32; COUNT] {
+pub fn hand_set(variant: Variant) -> &'static Weights {
     match variant {
         Variant::Italian | Variant::English => &SHORT_KINGS,
         Variant::Spanish | Variant::Czech | Variant::Russian | Variant::Brazilian => &FLYING_KINGS,
     }
 }
 
-/// Fitted by `examples/tune.rs` (511960 positions, K = 78.8).
-static ITALIAN_FITTED: [i32; COUNT] = [
+/// The previous release's Italian features, fitted without patterns (511,960 positions, K =
+/// 78.8); the evaluation of `classic` (see [`classic`]).
+static ITALIAN_CLASSIC: [i32; COUNT] = [
     3200, // man
     5302, // king
     478,  // has_king
@@ -168,3 +420,59 @@ static ITALIAN_FITTED: [i32; COUNT] = [
     468,  // back_row_1110
     1099, // back_row_1111
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_files_load() {
+        let w = Weights::from_bytes(ITALIAN_FILE).expect("the embedded weights file");
+        assert_eq!(w.features[feature::MAN], 3200);
+        assert_ne!(&w, classic(Variant::Italian));
+        let p = Weights::from_bytes(ITALIAN_PATTERNS_FILE).expect("the embedded pattern file");
+        assert!(p.has_patterns());
+        assert_eq!(p.features[feature::MAN], 3200);
+    }
+
+    #[test]
+    fn a_corrupt_file_is_refused_with_a_clear_error() {
+        let good = with_patterns(Variant::Italian).to_bytes();
+        let mut flipped = good.clone();
+        flipped[5000] ^= 0x10;
+        let e = Weights::from_bytes(&flipped).unwrap_err().to_string();
+        assert!(e.contains("checksum") && e.contains("corrupt"), "{e}");
+        let e = Weights::from_bytes(&good[..good.len() - 1])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bytes: expected"), "{e}");
+        let e = Weights::from_bytes(b"not weights").unwrap_err().to_string();
+        assert!(e.contains("DAMAEVAL"), "{e}");
+        let mut old = good.clone();
+        old[8] = 9;
+        let e = Weights::from_bytes(&old).unwrap_err().to_string();
+        assert!(e.contains("version 9: expected version 1"), "{e}");
+    }
+
+    #[test]
+    fn an_asymmetric_middle_window_is_refused() {
+        let mut free = vec![[[0i16; 2]; ENTRIES]; FREE_WINDOWS];
+        free[4][1] = [5, 5];
+        let mut bytes = Weights::with_patterns([0; COUNT], &free).to_bytes();
+        // with_patterns mirrors the entry; break the mirror and fix the checksum.
+        let at = 24 + 4 * COUNT + 4 * (4 * ENTRIES + usize::from(mirror(1)));
+        bytes[at] = 0;
+        bytes[at + 1] = 0;
+        let n = bytes.len() - 8;
+        let sum = fnv1a(&bytes[..n]);
+        bytes[n..].copy_from_slice(&sum.to_le_bytes());
+        let e = Weights::from_bytes(&bytes).unwrap_err().to_string();
+        assert!(e.contains("colour symmetry"), "{e}");
+    }
+
+    #[test]
+    fn classic_weights_round_trip_without_patterns() {
+        let w = classic(Variant::Italian);
+        assert_eq!(&Weights::from_bytes(&w.to_bytes()).unwrap(), w);
+    }
+}

@@ -10,6 +10,7 @@ mod pdn;
 mod perft;
 mod progress;
 mod source;
+mod tune;
 
 pub use matches::parse_shard;
 
@@ -46,6 +47,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
         } => matches::stats(&files, player.as_deref(), variant, json),
         Command::Pdn { variant, action } => Ok(pdn::run(variant, action)?),
         Command::Egtb { action } => egtb::run(action),
+        Command::Tune { action } => tune::run(action),
         Command::Analyze {
             position,
             depth,

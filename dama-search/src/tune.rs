@@ -1,0 +1,686 @@
+//! Fitting the Italian evaluation to self-play results by logistic regression (what
+//! `dama tune gen` and `dama tune fit` run; see docs/tuning.md).
+//!
+//! 1. [`generate`]: self-play games at a fixed node budget, each from a built-in opening
+//!    (cycling through them) plus a few random plies; every
+//!    position with no capture pending for either side is kept with the game's result, in
+//!    the compact sample file below (the engine plays both sides; the random plies make
+//!    the games differ). Game `i` depends only on `i`, so `--shard K/N` (the games
+//!    `i` with `i mod N = K - 1`) splits a run into parts whose union is the whole.
+//! 2. [`fit`]: finds the scale `K` that best maps the starting evaluation to results, then
+//!    fits every weight (features and patterns, the man held at 100) by full-batch Adam on the
+//!    log loss of `sigmoid(eval / K)`, with an L2 penalty on the patterns; every
+//!    [`FitConfig::holdout`]-th game is held out to measure the loss on unseen games.
+//!
+//! # The sample file (version 1)
+//!
+//! `DAMASAMP`, then the version as a little-endian `u32`, then the games one after another:
+//! the result (`u8`: 0 Black won, 1 draw, 2 White won), the number of positions (`u16`
+//! little-endian), and per position the White, Black and king squares as `u32` bit sets
+//! (bit `n - 1` for square `n`) and the side to move (`u8`: 0 White, 1 Black): 13 bytes.
+//!
+//! ```
+//! use dama_search::tune::{generate, read_samples, GenConfig};
+//! let config = GenConfig { games: 2, nodes: 200, ..GenConfig::default() };
+//! let mut file = Vec::new();
+//! let stats = generate(&config, &mut file, &|_| {}).unwrap();
+//! let games = read_samples(&file).unwrap();
+//! assert_eq!(games.len(), 2);
+//! assert_eq!(games.iter().map(|g| g.positions.len()).sum::<usize>(), stats.positions);
+//! ```
+
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use dama_rules::variant::Italian;
+use dama_rules::{Bitboard, Color, Game, Outcome, Position, Square};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::eval::{feature, features, phase, PHASES, SCALE};
+use crate::matches::italian_openings;
+use crate::pattern::{self, free_slot, ENTRIES, FREE_WINDOWS, WINDOWS};
+use crate::weights::Weights;
+use crate::{Engine, Error, Knobs, Limits};
+
+/// The sample file's first bytes.
+pub const SAMPLE_MAGIC: &[u8; 8] = b"DAMASAMP";
+/// The sample file format's version.
+pub const SAMPLE_VERSION: u32 = 1;
+
+/// How [`generate`] plays.
+#[derive(Clone, Debug)]
+pub struct GenConfig {
+    /// Games in the whole run (all shards).
+    pub games: usize,
+    /// The node budget of every move.
+    pub nodes: u64,
+    /// Random plies after the opening.
+    pub random_plies: usize,
+    /// Play only shard `K` of `N` (`(K, N)`, 1-based).
+    pub shard: (usize, usize),
+    /// Threads playing games at once.
+    pub threads: usize,
+    /// Seed of the random plies (game `i` uses `seed + i`).
+    pub seed: u64,
+    /// The search's switches (the `classic` knob plays the previous evaluation).
+    pub knobs: Knobs,
+}
+
+impl Default for GenConfig {
+    fn default() -> GenConfig {
+        GenConfig {
+            games: 1000,
+            nodes: 2000,
+            random_plies: 4,
+            shard: (1, 1),
+            threads: 1,
+            seed: 0,
+            knobs: Knobs::default(),
+        }
+    }
+}
+
+/// What [`generate`] wrote.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct GenStats {
+    /// Games played.
+    pub games: usize,
+    /// Positions written.
+    pub positions: usize,
+    /// Games won by White, drawn, won by Black.
+    pub results: [usize; 3],
+}
+
+/// A game's kept positions and its result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SampleGame {
+    /// 0 Black won, 1 draw, 2 White won.
+    pub result: u8,
+    /// The positions with no capture pending.
+    pub positions: Vec<Position>,
+}
+
+/// Plays `config`'s shard of self-play games and writes them to `out` as a sample file;
+/// `progress` is called with the number of games finished so far.
+///
+/// # Errors
+/// Writing to `out` failed.
+pub fn generate(
+    config: &GenConfig,
+    out: &mut (dyn Write + Send),
+    progress: &(dyn Fn(usize) + Sync),
+) -> std::io::Result<GenStats> {
+    let openings = italian_openings();
+    let (k, n) = (config.shard.0.max(1), config.shard.1.max(1));
+    let mine: Vec<usize> = (0..config.games).filter(|i| i % n == k - 1).collect();
+    let next = AtomicUsize::new(0);
+    let stats = Mutex::new(GenStats::default());
+    out.write_all(SAMPLE_MAGIC)?;
+    out.write_all(&SAMPLE_VERSION.to_le_bytes())?;
+    let out = Mutex::new(out);
+    let failed = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..config.threads.max(1) {
+            s.spawn(|| {
+                let mut engine = Engine::with_hash(8);
+                engine.set_knobs(config.knobs);
+                loop {
+                    let at = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&i) = mine.get(at) else { break };
+                    let game = play_game(&mut engine, &openings, i, config);
+                    let bytes = encode_game(&game);
+                    let done = {
+                        let mut st = stats.lock().unwrap_or_else(|e| e.into_inner());
+                        st.games += 1;
+                        st.positions += game.positions.len();
+                        st.results[2 - usize::from(game.result)] += 1;
+                        st.games
+                    };
+                    let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
+                    if let Err(e) = o.write_all(&bytes) {
+                        *failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                        break;
+                    }
+                    drop(o);
+                    progress(done);
+                }
+            });
+        }
+    });
+    if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    Ok(stats.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Game `i` of a run: built-in opening `i` (cycling), `random_plies` random plies seeded by
+/// `seed + i`, then the engine against itself.
+fn play_game(
+    engine: &mut Engine,
+    openings: &[Vec<dama_rules::Move>],
+    i: usize,
+    config: &GenConfig,
+) -> SampleGame {
+    let mut rng = ChaCha8Rng::seed_from_u64(config.seed.wrapping_add(i as u64));
+    let mut game = Game::new();
+    if let Some(opening) = openings.get(i % openings.len().max(1)) {
+        for &m in opening {
+            if game.play(m).is_err() {
+                break;
+            }
+        }
+    }
+    for _ in 0..config.random_plies {
+        let legal = game.legal_moves().clone();
+        if legal.is_empty() || game.outcome().is_some() {
+            break;
+        }
+        let _ = game.play(legal[rng.random_range(0..legal.len())]);
+    }
+    engine.clear();
+    let mut positions = Vec::new();
+    let result = loop {
+        if let Some(outcome) = game.outcome() {
+            break outcome;
+        }
+        let pos = *game.position();
+        if !pos.must_capture::<Italian>() && !pos.with_turn(!pos.turn()).must_capture::<Italian>() {
+            positions.push(pos);
+        }
+        let r = engine.search(&game, &Limits::nodes(config.nodes));
+        let Some(m) = r.best else {
+            break Outcome::Win(!pos.turn());
+        };
+        if game.play(m).is_err() {
+            break Outcome::Win(!pos.turn());
+        }
+    };
+    positions.truncate(usize::from(u16::MAX));
+    SampleGame {
+        result: match result {
+            Outcome::Win(Color::White) => 2,
+            Outcome::Win(Color::Black) => 0,
+            Outcome::Draw(_) => 1,
+        },
+        positions,
+    }
+}
+
+fn squares(b: Bitboard) -> u32 {
+    b.iter().fold(0, |acc, sq| acc | 1 << sq.index())
+}
+
+fn bitboard(bits: u32) -> Bitboard {
+    (0..32)
+        .filter(|i| bits >> i & 1 == 1)
+        .filter_map(Square::from_index)
+        .collect()
+}
+
+fn encode_game(game: &SampleGame) -> Vec<u8> {
+    let mut out = Vec::with_capacity(3 + 13 * game.positions.len());
+    out.push(game.result);
+    out.extend_from_slice(&(game.positions.len() as u16).to_le_bytes());
+    for p in &game.positions {
+        for b in [p.pieces(Color::White), p.pieces(Color::Black)] {
+            out.extend_from_slice(&squares(b).to_le_bytes());
+        }
+        let kings = p.kings(Color::White) | p.kings(Color::Black);
+        out.extend_from_slice(&squares(kings).to_le_bytes());
+        out.push(u8::from(p.turn() == Color::Black));
+    }
+    out
+}
+
+/// Reads a sample file (see the module docs).
+///
+/// # Errors
+/// [`Error::BadSamples`] when the bytes are not a version-1 sample file, are cut short, or
+/// hold an impossible position; the error says at which byte.
+pub fn read_samples(bytes: &[u8]) -> Result<Vec<SampleGame>, Error> {
+    let bad = |why: String| Error::BadSamples { why };
+    if bytes.len() < 12 || &bytes[..8] != SAMPLE_MAGIC {
+        return Err(bad(
+            "the file does not start with \"DAMASAMP\": expected a dama sample file".into(),
+        ));
+    }
+    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    if version != SAMPLE_VERSION {
+        return Err(bad(format!(
+            "version {version}: expected version {SAMPLE_VERSION}"
+        )));
+    }
+    let word =
+        |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let mut games = Vec::new();
+    let mut at = 12;
+    while at < bytes.len() {
+        if at + 3 > bytes.len() {
+            return Err(bad(format!("a game header cut short at byte {at}")));
+        }
+        let result = bytes[at];
+        if result > 2 {
+            return Err(bad(format!(
+                "result {result} at byte {at}: expected 0, 1 or 2"
+            )));
+        }
+        let count = usize::from(u16::from_le_bytes([bytes[at + 1], bytes[at + 2]]));
+        at += 3;
+        if at + 13 * count > bytes.len() {
+            return Err(bad(format!(
+                "a game of {count} positions cut short at byte {at}"
+            )));
+        }
+        let mut positions = Vec::with_capacity(count);
+        for _ in 0..count {
+            let turn = match bytes[at + 12] {
+                0 => Color::White,
+                1 => Color::Black,
+                t => {
+                    return Err(bad(format!(
+                        "side to move {t} at byte {}: expected 0 or 1",
+                        at + 12
+                    )))
+                }
+            };
+            let pos = Position::from_bitboards(
+                bitboard(word(at)),
+                bitboard(word(at + 4)),
+                bitboard(word(at + 8)),
+                turn,
+            )
+            .map_err(|e| bad(format!("the position at byte {at}: {e}")))?;
+            positions.push(pos);
+            at += 13;
+        }
+        games.push(SampleGame { result, positions });
+    }
+    Ok(games)
+}
+
+/// How [`fit`] works.
+#[derive(Clone, Debug)]
+pub struct FitConfig {
+    /// Passes over the training set.
+    pub epochs: usize,
+    /// Adam's step, in weight units (1/32 of a hundredth of a man).
+    pub rate: f64,
+    /// L2 penalty on the pattern weights (per position, in squared weight units).
+    pub l2: f64,
+    /// Every this many games one is held out (0: none).
+    pub holdout: usize,
+    /// Threads computing the gradient.
+    pub threads: usize,
+    /// Fit the pattern tables (else the features only).
+    pub patterns: bool,
+}
+
+impl Default for FitConfig {
+    fn default() -> FitConfig {
+        FitConfig {
+            epochs: 300,
+            rate: 4.0,
+            l2: 1e-6,
+            holdout: 10,
+            threads: 1,
+            patterns: true,
+        }
+    }
+}
+
+/// What [`fit`] found.
+#[derive(Clone, Debug)]
+pub struct FitReport {
+    /// Positions trained on and held out.
+    pub positions: [usize; 2],
+    /// The scale: `sigmoid(eval / k)` with eval in hundredths of a man.
+    pub k: f64,
+    /// Log loss of the starting weights on the training and the held-out positions.
+    pub before: [f64; 2],
+    /// Log loss of the fitted weights (as rounded for the file) on the same.
+    pub after: [f64; 2],
+    /// The fitted weights.
+    pub weights: Weights,
+}
+
+/// Parameters: the features, then per free window and index a middle-game and an endgame
+/// weight.
+const PARAMS: usize = feature::COUNT + 2 * FREE_WINDOWS * ENTRIES;
+const NO_SLOT: u32 = u32::MAX;
+const NEGATIVE: u32 = 1 << 31;
+
+/// The training positions, flattened.
+#[derive(Default)]
+struct Data {
+    /// Per position: the start of its features in `features`.
+    starts: Vec<u32>,
+    features: Vec<(u8, i16)>,
+    /// Per position: its windows' middle-game parameter (with [`NEGATIVE`] for a mirrored
+    /// window), or [`NO_SLOT`].
+    slots: Vec<[u32; WINDOWS]>,
+    phase: Vec<u8>,
+    /// 0, 0.5 or 1 for White.
+    result: Vec<f32>,
+}
+
+impl Data {
+    fn push(&mut self, pos: &Position, result: u8) {
+        self.starts.push(self.features.len() as u32);
+        for (i, &c) in features(pos).iter().enumerate() {
+            if c != 0 {
+                self.features
+                    .push((i as u8, c.clamp(i16::MIN.into(), i16::MAX.into()) as i16));
+            }
+        }
+        let idx = pattern::indices(pos);
+        self.slots
+            .push(std::array::from_fn(|w| match free_slot(w, idx[w]) {
+                Some((fw, fi, sign)) => {
+                    let p = (feature::COUNT + 2 * (fw * ENTRIES + usize::from(fi))) as u32;
+                    if sign < 0 {
+                        p | NEGATIVE
+                    } else {
+                        p
+                    }
+                }
+                None => NO_SLOT,
+            }));
+        self.phase.push(phase(pos) as u8);
+        self.result.push(f32::from(result) / 2.0);
+    }
+
+    fn len(&self) -> usize {
+        self.result.len()
+    }
+
+    fn features_of(&self, i: usize) -> &[(u8, i16)] {
+        let end = self
+            .starts
+            .get(i + 1)
+            .map_or(self.features.len(), |&e| e as usize);
+        &self.features[self.starts[i] as usize..end]
+    }
+
+    /// White's evaluation of position `i` in hundredths of a man (no damping).
+    #[inline]
+    fn eval(&self, w: &[f64], i: usize) -> f64 {
+        let mut sum: f64 = self
+            .features_of(i)
+            .iter()
+            .map(|&(f, c)| w[usize::from(f)] * f64::from(c))
+            .sum();
+        let mg = f64::from(self.phase[i]) / f64::from(PHASES);
+        for &slot in &self.slots[i] {
+            if slot != NO_SLOT {
+                let p = (slot & !NEGATIVE) as usize;
+                let v = w[p] * mg + w[p + 1] * (1.0 - mg);
+                sum += if slot & NEGATIVE != 0 { -v } else { v };
+            }
+        }
+        sum / f64::from(SCALE)
+    }
+
+    /// The summed log loss over `range`, and the gradient added to `grad` if given.
+    fn loss_range(
+        &self,
+        w: &[f64],
+        k: f64,
+        range: std::ops::Range<usize>,
+        mut grad: Option<&mut [f64]>,
+    ) -> f64 {
+        let mut total = 0.0;
+        for i in range {
+            let p = sigmoid(self.eval(w, i) / k).clamp(1e-9, 1.0 - 1e-9);
+            let r = f64::from(self.result[i]);
+            total -= r * p.ln() + (1.0 - r) * (1.0 - p).ln();
+            if let Some(g) = grad.as_deref_mut() {
+                let d = (p - r) / (k * f64::from(SCALE));
+                for &(f, c) in self.features_of(i) {
+                    g[usize::from(f)] += d * f64::from(c);
+                }
+                let mg = f64::from(self.phase[i]) / f64::from(PHASES);
+                for &slot in &self.slots[i] {
+                    if slot != NO_SLOT {
+                        let p = (slot & !NEGATIVE) as usize;
+                        let s = if slot & NEGATIVE != 0 { -d } else { d };
+                        g[p] += s * mg;
+                        g[p + 1] += s * (1.0 - mg);
+                    }
+                }
+            }
+        }
+        total
+    }
+
+    /// The mean log loss, and the mean gradient if asked, over `threads` threads.
+    fn loss(&self, w: &[f64], k: f64, threads: usize, with_grad: bool) -> (f64, Vec<f64>) {
+        let n = self.len();
+        if n == 0 {
+            return (0.0, vec![0.0; if with_grad { w.len() } else { 0 }]);
+        }
+        let threads = threads.clamp(1, 64);
+        let chunk = n.div_ceil(threads);
+        let parts: Vec<(f64, Vec<f64>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    s.spawn(move || {
+                        let range = (t * chunk).min(n)..((t + 1) * chunk).min(n);
+                        let mut g = vec![0.0; if with_grad { w.len() } else { 0 }];
+                        let l = self.loss_range(w, k, range, with_grad.then_some(&mut g[..]));
+                        (l, g)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        });
+        let mut grad = vec![0.0; if with_grad { w.len() } else { 0 }];
+        let mut total = 0.0;
+        for (l, g) in parts {
+            total += l;
+            for (a, b) in grad.iter_mut().zip(g) {
+                *a += b;
+            }
+        }
+        grad.iter_mut().for_each(|x| *x /= n as f64);
+        (total / n as f64, grad)
+    }
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The parameter vector of `weights`.
+fn params(weights: &Weights) -> Vec<f64> {
+    let mut w = vec![0.0; PARAMS];
+    for (i, &f) in weights.features.iter().enumerate() {
+        w[i] = f64::from(f);
+    }
+    for fw in 0..FREE_WINDOWS {
+        for i in 0..ENTRIES as u16 {
+            let [m, e] = weights.pattern(fw, i);
+            let p = feature::COUNT + 2 * (fw * ENTRIES + usize::from(i));
+            w[p] = f64::from(m);
+            w[p + 1] = f64::from(e);
+        }
+    }
+    w
+}
+
+/// The weights of a parameter vector, rounded.
+fn weights_of(w: &[f64], patterns: bool) -> Weights {
+    let mut features = [0i32; feature::COUNT];
+    for (f, &x) in features.iter_mut().zip(w) {
+        *f = x.round() as i32;
+    }
+    if !patterns {
+        return Weights::classic(features);
+    }
+    let round = |x: f64| x.round().clamp(-32767.0, 32767.0) as i16;
+    let mut free = vec![[[0i16; 2]; ENTRIES]; FREE_WINDOWS];
+    for (fw, table) in free.iter_mut().enumerate() {
+        for (i, e) in table.iter_mut().enumerate() {
+            let p = feature::COUNT + 2 * (fw * ENTRIES + i);
+            *e = [round(w[p]), round(w[p + 1])];
+        }
+    }
+    Weights::with_patterns(features, &free)
+}
+
+/// Fits weights to `games`, starting from `start`; `progress` gets each epoch's number and
+/// training loss (every 10 epochs).
+pub fn fit(
+    games: &[SampleGame],
+    start: &Weights,
+    config: &FitConfig,
+    progress: &dyn Fn(usize, f64),
+) -> FitReport {
+    let (mut train, mut held) = (Data::default(), Data::default());
+    for (g, game) in games.iter().enumerate() {
+        let set = if config.holdout > 0 && g % config.holdout == config.holdout - 1 {
+            &mut held
+        } else {
+            &mut train
+        };
+        for p in &game.positions {
+            set.push(p, game.result);
+        }
+    }
+    let threads = config.threads;
+    let start_w = params(start);
+    // The scale: the K that best maps the starting evaluation to results.
+    let mut k: f64 = 100.0;
+    for _ in 0..40 {
+        let lo = train.loss(&start_w, k * 0.95, threads, false).0;
+        let hi = train.loss(&start_w, k * 1.05, threads, false).0;
+        k *= if lo < hi { 0.97 } else { 1.03 };
+    }
+    let before = [
+        train.loss(&start_w, k, threads, false).0,
+        held.loss(&start_w, k, threads, false).0,
+    ];
+    let mut w = start_w;
+    let (mut m, mut v) = (vec![0.0; PARAMS], vec![0.0; PARAMS]);
+    let fixed = |i: usize| i == feature::MAN || (!config.patterns && i >= feature::COUNT);
+    for epoch in 1..=config.epochs {
+        let (l, grad) = train.loss(&w, k, threads, true);
+        let t = epoch as i32;
+        for i in 0..PARAMS {
+            if fixed(i) {
+                continue;
+            }
+            let mut g = grad[i];
+            if i >= feature::COUNT {
+                g += config.l2 * w[i];
+            }
+            m[i] = 0.9 * m[i] + 0.1 * g;
+            v[i] = 0.999 * v[i] + 0.001 * g * g;
+            let mh = m[i] / (1.0 - 0.9f64.powi(t));
+            let vh = v[i] / (1.0 - 0.999f64.powi(t));
+            w[i] -= config.rate * mh / (vh.sqrt() + 1e-12);
+        }
+        if epoch % 10 == 0 || epoch == config.epochs {
+            progress(epoch, l);
+        }
+    }
+    let weights = weights_of(&w, config.patterns);
+    let rounded = params(&weights);
+    FitReport {
+        positions: [train.len(), held.len()],
+        k,
+        before,
+        after: [
+            train.loss(&rounded, k, threads, false).0,
+            held.loss(&rounded, k, threads, false).0,
+        ],
+        weights,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_file(games: usize) -> Vec<u8> {
+        let config = GenConfig {
+            games,
+            nodes: 300,
+            threads: 2,
+            ..GenConfig::default()
+        };
+        let mut out = Vec::new();
+        generate(&config, &mut out, &|_| {}).expect("writing to memory");
+        out
+    }
+
+    #[test]
+    fn shards_split_the_games() {
+        let config = GenConfig {
+            games: 5,
+            nodes: 200,
+            shard: (2, 3),
+            ..GenConfig::default()
+        };
+        let mut out = Vec::new();
+        let stats = generate(&config, &mut out, &|_| {}).expect("writing to memory");
+        // Games 1 and 4.
+        assert_eq!(stats.games, 2);
+        assert_eq!(read_samples(&out).expect("a good file").len(), 2);
+    }
+
+    #[test]
+    fn a_sample_file_round_trips_and_bad_ones_are_refused() {
+        let file = sample_file(2);
+        let games = read_samples(&file).expect("a good file");
+        assert_eq!(games.len(), 2);
+        assert!(games.iter().all(|g| !g.positions.is_empty()));
+        let e = read_samples(&file[..file.len() - 1])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cut short"), "{e}");
+        let e = read_samples(b"DAMASAMPxxxx").unwrap_err().to_string();
+        assert!(e.contains("expected version 1"), "{e}");
+        let mut broken = file.clone();
+        broken[12] = 7;
+        let e = read_samples(&broken).unwrap_err().to_string();
+        assert!(e.contains("result 7 at byte 12"), "{e}");
+    }
+
+    #[test]
+    fn fitting_lowers_the_training_loss() {
+        let games = read_samples(&sample_file(6)).expect("a good file");
+        let config = FitConfig {
+            epochs: 30,
+            holdout: 3,
+            threads: 2,
+            ..FitConfig::default()
+        };
+        let start = crate::weights::classic(dama_rules::Variant::Italian);
+        let r = fit(&games, start, &config, &|_, _| {});
+        assert!(r.positions[0] > 0 && r.positions[1] > 0);
+        assert!(r.after[0] < r.before[0], "{:?} -> {:?}", r.before, r.after);
+        assert!(r.weights.has_patterns());
+        assert_eq!(r.weights.features[feature::MAN], 3200);
+    }
+
+    #[test]
+    fn the_fitters_evaluation_is_the_engines() {
+        // Without damping (no king on either side), the fitter's sum is the engine's.
+        let w = crate::weights::with_patterns(dama_rules::Variant::Italian);
+        let pos = dama_rules::notation::fen::parse("W:W18,22,23,24,29,31:B3,5,6,7,11,12")
+            .expect("a good FEN");
+        let mut d = Data::default();
+        d.push(&pos, 1);
+        let fitted = d.eval(&params(w), 0);
+        let engine = crate::eval::evaluate_with(&pos, w);
+        assert!(
+            (fitted - f64::from(engine)).abs() <= 1.0,
+            "{fitted} {engine}"
+        );
+    }
+}
