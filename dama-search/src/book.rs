@@ -584,6 +584,8 @@ impl Builder {
                         .is_empty(),
                 });
             }
+            // In the order of a fresh expansion, so that going on chooses as it would have.
+            edges.sort_by_key(|e| e.mv);
             b.nodes.insert(k, Node { pos, edges });
         }
         b
