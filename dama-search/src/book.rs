@@ -867,6 +867,28 @@ mod tests {
     }
 
     #[test]
+    fn among_equal_values_the_strong_draw_comes_first() {
+        let mut b = Builder::new(BuildConfig {
+            leaf_nodes: 300,
+            ..BuildConfig::default()
+        });
+        b.expand_once().unwrap();
+        let root = key(&Position::start());
+        let edges = &mut b.nodes.get_mut(&root).unwrap().edges;
+        for (i, e) in edges.iter_mut().enumerate() {
+            e.leaf = 0;
+            e.shallow = if i == 3 { 50 } else { i as i32 };
+        }
+        let strong = edges[3].mv;
+        let book = b.book();
+        let moves = book.moves(&Position::start());
+        assert!(moves.iter().all(|m| m.score == Score::DRAW));
+        assert_eq!(moves[0].mv, strong);
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        assert_eq!(book.choose(&Game::new(), 0, &mut rng).unwrap().mv, strong);
+    }
+
+    #[test]
     fn damaged_files_are_refused() {
         let bytes = tiny().to_bytes();
         for cut in [0, 10, HEADER, bytes.len() - 1] {
