@@ -375,6 +375,19 @@ The signature (total nodes) is the same on every machine for the same code.")]
         #[command(subcommand)]
         action: TuneAction,
     },
+    /// The opening book: build it by drop-out expansion, extend it, show and measure it.
+    ///
+    /// The book shipped with dama is embedded in the binary; --book reads another file.
+    #[command(after_help = "Examples:
+  dama book show                      the book moves of the start position, with values
+  dama book show --fen \"B:W21,...\"    the book moves of a position
+  dama book stats                     positions, moves, depth and size of the book
+  dama book build --out my.book --positions 2000 --leaf-nodes 100000
+  dama book extend my.book --positions 500     500 positions more (also resumes a build)")]
+    Book {
+        #[command(subcommand)]
+        action: BookAction,
+    },
 }
 
 /// The actions of `dama tune`.
@@ -440,6 +453,58 @@ pub enum TuneAction {
         /// The weights file to write.
         #[arg(long)]
         out: PathBuf,
+    },
+}
+
+/// The actions of `dama book`.
+#[derive(Subcommand, Debug)]
+pub enum BookAction {
+    /// Build a new book by drop-out expansion, saved as it grows (resume with `extend`).
+    Build {
+        /// The file to write (refused when it exists: `extend` goes on with it).
+        #[arg(long)]
+        out: PathBuf,
+        /// Positions to expand (each searches all its moves at the leaf budget).
+        #[arg(long, default_value_t = 1000)]
+        positions: usize,
+        /// Nodes of each leaf's search (one thread, table cleared: load-independent).
+        #[arg(long, default_value_t = 100_000)]
+        leaf_nodes: u32,
+        /// Hundredths of a man that cost as much as one ply when choosing what to expand.
+        #[arg(long, default_value_t = 10)]
+        dropout: u16,
+        /// Depth of the shallow search that orders moves of equal value (strong draws first).
+        #[arg(long, default_value_t = 4)]
+        shallow_depth: u8,
+        /// Save the file after this many expansions.
+        #[arg(long, default_value_t = 20)]
+        save_every: usize,
+    },
+    /// Expand more positions of an existing book, with the settings it was built with.
+    Extend {
+        /// The book file, rewritten as it grows.
+        file: PathBuf,
+        /// Positions to add.
+        #[arg(long, default_value_t = 1000)]
+        positions: usize,
+        /// Save the file after this many expansions.
+        #[arg(long, default_value_t = 20)]
+        save_every: usize,
+    },
+    /// The book moves of a position with their values, best first.
+    Show {
+        /// The position (PDN-style FEN); the start position by default.
+        #[arg(long)]
+        fen: Option<String>,
+        /// A book file instead of the embedded book.
+        #[arg(long)]
+        book: Option<PathBuf>,
+    },
+    /// Positions, moves, depth, size and build settings of the book.
+    Stats {
+        /// A book file instead of the embedded book.
+        #[arg(long)]
+        book: Option<PathBuf>,
     },
 }
 

@@ -612,7 +612,9 @@ fn an_idle_game_expires() {
 #[test]
 fn a_long_search_stalls_neither_other_requests_nor_its_own_game() {
     let server = Arc::new(Server::start(&["--searchers", "1"]));
-    let game = server.new_game(json!({"level": "hard"}));
+    // A position out of the opening book (where Hard would answer at once).
+    let fen = "W:W21,22,23,24,25,26,27,28,29,30,31:B1,2,3,4,5,6,7,8,9,10,11";
+    let game = server.new_game(json!({"level": "hard", "fen": fen}));
     let (status, _) = server.call(
         "POST",
         &game_path(&game, "/move"),

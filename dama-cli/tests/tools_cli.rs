@@ -69,6 +69,12 @@ fn analyze_json_parses_back() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON"))
         .collect();
+    // The start position is in the opening book: its moves come first.
+    let (book, lines) = lines.split_first().unwrap();
+    assert_eq!(book["type"], "book", "{book}");
+    let book_moves = book["data"]["moves"].as_array().unwrap();
+    assert_eq!(book_moves.len(), 7, "{book}");
+    assert!(book_moves.iter().all(|m| m["score"].is_i64()));
     let (last, infos) = lines.split_last().unwrap();
     assert!(infos.iter().all(|v| v["type"] == "info"));
     assert!(infos.iter().any(|v| v["data"]["multipv"] == 2));
@@ -529,4 +535,84 @@ fn bad_arguments_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains("dama") || stderr(&o).contains("error"));
     }
+}
+
+#[test]
+fn book_show_lists_the_start_moves_with_values_and_stats_measures_it() {
+    let o = dama(&["book", "show"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 7, "{out}");
+    let mut values = Vec::new();
+    for l in &lines {
+        let (mv, value) = l.split_once(' ').unwrap();
+        assert!(mv.len() == 5 && mv.as_bytes()[2] == b'-', "{l}");
+        values.push(
+            value
+                .trim()
+                .parse::<f64>()
+                .unwrap_or_else(|_| panic!("{l}")),
+        );
+    }
+    assert!(values.windows(2).all(|w| w[0] >= w[1]), "{out}");
+    let o = dama(&["book", "show", "--fen", "W:W1:B32"], None);
+    assert_eq!(stdout(&o).trim(), "not in the book");
+    let o = dama(&["book", "stats"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let field = |name: &str| -> u64 {
+        out.lines()
+            .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{name} in {out}"))
+    };
+    assert!(field("positions") > 100, "{out}");
+    assert_eq!(field("positions"), field("reachable"), "{out}");
+    assert!(field("depth") >= 4, "{out}");
+}
+
+#[test]
+fn book_files_are_built_extended_and_refused_when_damaged() {
+    let path = temp("small.book");
+    let _ = std::fs::remove_file(&path);
+    let p = path.to_str().unwrap();
+    let o = dama(
+        &[
+            "book",
+            "build",
+            "--out",
+            p,
+            "--positions",
+            "3",
+            "--leaf-nodes",
+            "200",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("3 positions"), "{}", stderr(&o));
+    let o = dama(&["book", "build", "--out", p, "--positions", "3"], None);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("dama book extend"), "{}", stderr(&o));
+    let o = dama(&["book", "extend", p, "--positions", "2"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = dama(&["book", "stats", "--book", p], None);
+    assert!(stdout(&o).contains("positions 5\n"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("leaf-nodes 200\n"), "{}", stdout(&o));
+    let mut bytes = std::fs::read(&path).unwrap();
+    let n = bytes.len();
+    bytes[n - 2] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    let o = dama(&["book", "show", "--book", p], None);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("damaged"), "{}", stderr(&o));
+    std::fs::write(&path, b"not a book").unwrap();
+    let o = dama(&["book", "stats", "--book", p], None);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("not a dama opening book"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(&path).unwrap();
 }

@@ -26,6 +26,8 @@ pub const MAX_HASH_MIB: i64 = 4096;
 pub const MAX_THREADS: i64 = 64;
 /// Largest `multipv`.
 pub const MAX_MULTIPV: i64 = 32;
+/// Largest `book-margin`, in hundredths of a man.
+pub const MAX_BOOK_MARGIN: i64 = 1000;
 /// Largest `seed`.
 pub const MAX_SEED: i64 = i32::MAX as i64;
 
@@ -81,6 +83,9 @@ struct Settings {
     seed: i64,
     multipv: i64,
     egtb_dir: String,
+    book: bool,
+    book_margin: i64,
+    book_file: String,
 }
 
 impl Default for Settings {
@@ -93,6 +98,9 @@ impl Default for Settings {
             seed: 0,
             multipv: 1,
             egtb_dir: crate::searcher::default_egtb_dir(),
+            book: true,
+            book_margin: i64::from(dama_search::book::DEFAULT_MARGIN),
+            book_file: String::new(),
         }
     }
 }
@@ -293,6 +301,17 @@ impl<W: Write> Controller<W> {
                 value: s.egtb_dir.clone(),
                 kind: ParamType::String,
             },
+            Response::Param {
+                name: "book".into(),
+                value: s.book.to_string(),
+                kind: ParamType::Bool,
+            },
+            int_param("book-margin", s.book_margin, 0, MAX_BOOK_MARGIN),
+            Response::Param {
+                name: "book-file".into(),
+                value: s.book_file.clone(),
+                kind: ParamType::String,
+            },
         ];
         for p in &params {
             self.send(p)?;
@@ -348,6 +367,27 @@ impl<W: Write> Controller<W> {
             "egtb-dir" => {
                 self.settings.egtb_dir = value.to_string();
                 self.job(Job::EgtbDir(value.to_string()));
+            }
+            "book" => {
+                self.settings.book = match value.trim().to_ascii_lowercase().as_str() {
+                    "true" | "on" | "1" | "yes" => true,
+                    "false" | "off" | "0" | "no" => false,
+                    _ => return Err(bad("true or false".to_string())),
+                };
+                self.job(Job::Book(self.settings.book));
+            }
+            "book-margin" => {
+                self.settings.book_margin = int(0, MAX_BOOK_MARGIN)?;
+                self.job(Job::BookMargin(self.settings.book_margin as i32));
+            }
+            "book-file" => {
+                let book = crate::searcher::book_for(value).map_err(|e| {
+                    bad(format!(
+                        "a dama opening book file, or nothing for the built-in book ({e})"
+                    ))
+                })?;
+                self.settings.book_file = value.to_string();
+                self.job(Job::BookFile(book));
             }
             other => tracing::debug!(name = %excerpt(other), "unknown parameter ignored"),
         }

@@ -68,7 +68,7 @@
 //! | line | meaning |
 //! | --- | --- |
 //! | `id name=dama version=... author=... country=...` | identity |
-//! | `param name=N value=V type=int min=A max=B` / `type=enum values="..."` | a parameter |
+//! | `param name=N value=V type=int min=A max=B` / `type=enum values="..."` / `type=bool` / `type=string` | a parameter |
 //! | `wait`, `ready`, `pong` | answers to `hub`, `init`, `ping` |
 //! | `info depth=D score=S nodes=N time=T nps=R pv="..."` | after each completed iteration; `multipv=K` is added when several lines are searched |
 //! | `done move=M [ponder=P]` | the end of a search; a bare `done` when there is no move |
@@ -83,7 +83,14 @@
 //! search and may pick a slightly weaker move, and report one `info` with `done`); `hash`
 //! (MiB, 1..4096, default 32); `threads` (1..64); `seed` (0..2^31-1: the level choices are
 //! reproducible for a seed above 0, and 0, the default, draws a seed at each new game);
-//! `multipv` (1..32 lines).
+//! `multipv` (1..32 lines); `book` (bool, default true: Hard, Strong and Normal answer at
+//! once with a book move in a position of the opening book, reporting it as one `info` with
+//! depth 0 and its book value; `go analyze` never uses the book); `book-margin` (0..1000
+//! hundredths of a man, default 5: Hard and Strong choose, with the seeded generator, among
+//! the book moves at most this much below the best; 0 plays the best, its strong draw first;
+//! Normal keeps its own margin of 20); `book-file` (string: a book file written by `dama book
+//! build`, empty for the built-in book; a file that cannot be read or is damaged is refused
+//! with `error` and the book in use stays).
 //!
 //! **Errors.** Every bad line gets one `error message="..."` that quotes the input and says
 //! what was expected; for `moves=` it names the move, its index and the rules' reason

@@ -19,6 +19,8 @@ pub enum ParamType {
         /// Largest value.
         max: i64,
     },
+    /// `true` or `false`.
+    Bool,
     /// Any text.
     String,
     /// One of a list of words.
@@ -124,6 +126,7 @@ impl fmt::Display for Response {
                 write!(f, "param name={} value={}", quote(name), quote(value))?;
                 match kind {
                     ParamType::Int { min, max } => write!(f, " type=int min={min} max={max}"),
+                    ParamType::Bool => f.write_str(" type=bool"),
                     ParamType::String => f.write_str(" type=string"),
                     ParamType::Enum { values } => {
                         write!(f, " type=enum values=\"{}\"", values.join(" "))

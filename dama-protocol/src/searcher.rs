@@ -4,10 +4,11 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Sender};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use dama_rules::Game;
-use dama_search::{Endgames, Engine, Info, Level, Limits, SearchResult, Signals};
+use dama_search::{Book, Endgames, Engine, Info, Level, Limits, SearchResult, Signals};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -40,6 +41,12 @@ pub(crate) enum Job {
     Seed(u64),
     /// The endgame tables' directory (empty: the small in-memory tables only).
     EgtbDir(String),
+    /// Whether the levels play from the opening book.
+    Book(bool),
+    /// The margin Hard and Strong choose book moves within.
+    BookMargin(i32),
+    /// The opening book (read by the controller, so that a bad file is answered there).
+    BookFile(Arc<Book>),
     NewGame,
 }
 
@@ -106,6 +113,15 @@ pub(crate) fn default_egtb_dir() -> String {
     dama_search::egtb::default_dir().display().to_string()
 }
 
+/// The book of the `book-file` parameter: the file, or the built-in book for an empty value.
+pub(crate) fn book_for(path: &str) -> Result<Arc<Book>, dama_search::book::BookError> {
+    if path.trim().is_empty() {
+        Ok(Book::embedded())
+    } else {
+        Book::load(std::path::Path::new(path.trim())).map(Arc::new)
+    }
+}
+
 /// The tables of `dir`: its files, built there in the background when the 5-piece ones
 /// are missing; an empty `dir` means the small in-memory tables only.
 fn endgames_for(dir: &str) -> Endgames {
@@ -126,6 +142,10 @@ struct State {
     seed: u64,
     rng: ChaCha8Rng,
     endgames: Endgames,
+    /// The opening book, and whether it is used.
+    book: Arc<Book>,
+    book_on: bool,
+    book_margin: i32,
 }
 
 impl State {
@@ -138,18 +158,25 @@ impl State {
             seed: 0,
             rng: rng_for(0),
             endgames: endgames_for(&default_egtb_dir()),
+            book: Book::embedded(),
+            book_on: true,
+            book_margin: dama_search::book::DEFAULT_MARGIN,
         }
     }
 
     fn engine(&mut self) -> &mut Engine {
         let (hash, threads, multipv) = (self.hash, self.threads, self.multipv);
         let endgames = self.endgames.clone();
+        let book = self.book_on.then(|| self.book.clone());
+        let margin = self.book_margin;
         self.engine.get_or_insert_with(|| {
             tracing::debug!(hash, threads, multipv, "allocating the engine");
             let mut e = Engine::with_hash(hash);
             e.set_threads(threads);
             e.set_multipv(multipv);
             e.set_endgames(endgames);
+            e.set_book(book);
+            e.set_book_margin(margin);
             e
         })
     }
@@ -200,6 +227,20 @@ impl State {
                     e.set_endgames(self.endgames.clone());
                 }
             }
+            Job::Book(on) => {
+                self.book_on = on;
+                self.set_book();
+            }
+            Job::BookMargin(margin) => {
+                self.book_margin = margin;
+                if let Some(e) = &mut self.engine {
+                    e.set_book_margin(margin);
+                }
+            }
+            Job::BookFile(book) => {
+                self.book = book;
+                self.set_book();
+            }
             Job::NewGame => {
                 if let Some(e) = &mut self.engine {
                     e.clear();
@@ -210,8 +251,31 @@ impl State {
         true
     }
 
+    fn set_book(&mut self) {
+        let book = self.book_on.then(|| self.book.clone());
+        if let Some(e) = &mut self.engine {
+            e.set_book(book);
+        }
+    }
+
     fn search(&mut self, job: &SearchJob, events: &Sender<Event>) -> SearchResult {
         tracing::debug!(id = job.id, limits = ?job.limits, level = %job.level, "search starts");
+        if !job.analysis {
+            let mut rng = self.rng.clone();
+            let line = self.engine().book_move(&job.game, job.level, &mut rng);
+            self.rng = rng;
+            if let Some(line) = line {
+                tracing::debug!(id = job.id, mv = %line.mv, "book move");
+                let result = SearchResult::book(line);
+                if job.stream {
+                    let _ = events.send(Event::Search(SearchEvent::Info {
+                        id: job.id,
+                        info: book_info(&result),
+                    }));
+                }
+                return result;
+            }
+        }
         let result = if job.stream {
             let id = job.id;
             let mut on_info = |info: &Info| {
@@ -243,6 +307,20 @@ impl State {
             "search ends"
         );
         result
+    }
+}
+
+/// The `info` line of a book move: depth 0, no nodes, the book value and the move.
+fn book_info(r: &SearchResult) -> Info {
+    Info {
+        depth: 0,
+        seldepth: 0,
+        multipv: 1,
+        score: r.score,
+        nodes: 0,
+        nps: 0,
+        time: std::time::Duration::ZERO,
+        pv: r.pv.clone(),
     }
 }
 

@@ -212,8 +212,22 @@ fn hub_declares_id_parameters_then_wait() {
         .collect();
     assert_eq!(
         names,
-        ["variant", "level", "hash", "threads", "seed", "multipv", "egtb-dir"]
+        [
+            "variant",
+            "level",
+            "hash",
+            "threads",
+            "seed",
+            "multipv",
+            "egtb-dir",
+            "book",
+            "book-margin",
+            "book-file"
+        ]
     );
+    let book = lex(params[7]).unwrap().unwrap();
+    assert_eq!(book.value("type"), Some("bool"));
+    assert_eq!(book.value("value"), Some("true"));
     let egtb = lex(params[6]).unwrap().unwrap();
     assert_eq!(egtb.value("type"), Some("string"));
     let variant = lex(params[0]).unwrap().unwrap();
@@ -423,6 +437,8 @@ fn a_negative_clock_still_gets_a_quick_legal_move() {
 #[test]
 fn go_without_a_level_thinks_about_a_second() {
     let s = Session::ready();
+    // Out of the opening book (the start position is in it, and answered at once).
+    s.send("set-param name=book value=false");
     s.send("pos start");
     let t = Instant::now();
     s.send("go think");
@@ -743,6 +759,7 @@ fn end_of_input_ends_the_loop_mid_search() {
 fn multipv_reports_several_lines() {
     let s = Session::ready();
     s.send("set-param name=multipv value=3");
+    s.send("set-param name=book value=false");
     s.send("pos start");
     s.send("level depth=4");
     s.send("go think");
@@ -875,4 +892,62 @@ fn go_analyze_searches_a_single_legal_move_and_go_think_plays_it_at_once() {
         assert!(lexed.value("depth").is_none_or(|d| d == "1"), "{line}");
     }
     s.close();
+}
+
+#[test]
+fn hard_answers_from_the_book_at_the_start_and_searches_with_the_book_off() {
+    let s = Session::ready();
+    s.send("level move-time=0.05");
+    s.send("go think");
+    let lines = s.until("done");
+    // One info of depth 0 (the book), then the move, at once.
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[0].starts_with("info depth=0 "), "{lines:?}");
+    let book_moves: Vec<String> = dama_search::Book::embedded()
+        .moves(Game::new().position())
+        .iter()
+        .map(|m| m.mv.hub().to_string())
+        .collect();
+    let mv = lex(&lines[1])
+        .unwrap()
+        .unwrap()
+        .value("move")
+        .unwrap()
+        .to_string();
+    assert!(book_moves.contains(&mv), "{mv} not in {book_moves:?}");
+    s.send("set-param name=book value=false");
+    s.send("go think");
+    let lines = s.until("done");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth=1 ")),
+        "{lines:?}"
+    );
+    s.send("set-param name=book value=maybe");
+    let e = s.expect("error");
+    assert!(e.contains("maybe") && e.contains("true or false"), "{e}");
+    assert!(s.close().is_empty());
+}
+
+#[test]
+fn a_bad_book_file_is_refused_and_the_book_stays() {
+    let dir = std::env::temp_dir().join(format!("dama-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.book");
+    std::fs::write(&bad, b"DAMABOOK not really").unwrap();
+    let s = Session::ready();
+    s.send(&format!(
+        "set-param name=book-file value=\"{}\"",
+        bad.display()
+    ));
+    let e = s.expect("error");
+    assert!(e.contains("not a dama opening book"), "{e}");
+    s.send("set-param name=book-file value=/no/such/file.book");
+    let e = s.expect("error");
+    assert!(e.contains("/no/such/file.book"), "{e}");
+    s.send("level move-time=0.05");
+    s.send("go think");
+    let lines = s.until("done");
+    assert!(lines[0].starts_with("info depth=0 "), "{lines:?}");
+    assert!(s.close().is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

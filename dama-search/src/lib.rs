@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 mod alphabeta;
+pub mod book;
 mod control;
 pub mod egtb;
 pub mod eval;
@@ -36,10 +37,12 @@ mod tt;
 pub mod tune;
 pub mod weights;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use dama_rules::{Game, Move};
 
+pub use book::Book;
 pub use control::{Knobs, Signals};
 pub use egtb::Endgames;
 pub use level::{Level, LevelProfile, PROFILES};
@@ -159,6 +162,17 @@ pub struct SearchResult {
 }
 
 impl SearchResult {
+    /// The result of a move played from the opening book.
+    pub fn book(line: RootLine) -> SearchResult {
+        SearchResult {
+            best: Some(line.mv),
+            score: line.score,
+            pv: line.pv.clone(),
+            lines: vec![line],
+            ..SearchResult::none(Duration::ZERO)
+        }
+    }
+
     fn none(time: Duration) -> SearchResult {
         SearchResult {
             best: None,
@@ -182,6 +196,8 @@ pub struct Engine {
     multipv: usize,
     knobs: Knobs,
     endgames: Endgames,
+    book: Option<Arc<Book>>,
+    book_margin: i32,
 }
 
 impl Default for Engine {
@@ -207,6 +223,8 @@ impl Engine {
             multipv: 1,
             knobs: Knobs::default(),
             endgames: Endgames::memory_only(),
+            book: Some(Book::embedded()),
+            book_margin: book::DEFAULT_MARGIN,
         }
     }
 
@@ -257,6 +275,46 @@ impl Engine {
     /// The endgame tables in use.
     pub fn endgames(&self) -> &Endgames {
         &self.endgames
+    }
+
+    /// The opening book the levels play from ([`Book::embedded`] by default; `None`: no
+    /// book). Only [`Engine::play_level`] uses it, as [`book::level_margin`] says; a plain
+    /// search never does.
+    pub fn set_book(&mut self, book: Option<Arc<Book>>) {
+        self.book = book;
+    }
+
+    /// The opening book in use, if any.
+    pub fn book(&self) -> Option<&Arc<Book>> {
+        self.book.as_ref()
+    }
+
+    /// The margin Hard and Strong choose book moves within, in hundredths of a man
+    /// ([`book::DEFAULT_MARGIN`] by default; 0: always the best book move).
+    pub fn set_book_margin(&mut self, margin: i32) {
+        self.book_margin = margin.max(0);
+    }
+
+    /// The book move `level` plays in `game`, drawn from `rng` among those within its
+    /// margin; `None` out of the book, without a book, or for a level that plays none.
+    ///
+    /// ```
+    /// use dama_rules::Game;
+    /// use dama_search::{ChaCha8Rng, Engine, Level, SeedableRng};
+    /// let engine = Engine::new();
+    /// let mut rng = ChaCha8Rng::seed_from_u64(1);
+    /// let line = engine.book_move(&Game::new(), Level::Hard, &mut rng).expect("in the book");
+    /// assert!(Game::new().legal_moves().contains(&line.mv));
+    /// assert!(engine.book_move(&Game::new(), Level::Novice, &mut rng).is_none());
+    /// ```
+    pub fn book_move(&self, game: &Game, level: Level, rng: &mut ChaCha8Rng) -> Option<RootLine> {
+        let margin = book::level_margin(level, self.book_margin)?;
+        let m = self.book.as_ref()?.choose(game, margin, rng)?;
+        Some(RootLine {
+            mv: m.mv,
+            score: m.score,
+            pv: vec![m.mv],
+        })
     }
 
     /// Sets the search feature switches (for matches comparing features).
@@ -337,6 +395,10 @@ impl Engine {
     /// for Hard is the time it is given; with no limit at all, Hard thinks for
     /// [`Level::DEFAULT_MOVE_TIME`]), then, for the levels with a margin, a seeded choice
     /// among moves almost as good as the best. The chosen move is `best` of the result.
+    ///
+    /// In a position of the opening book a level that plays from it answers at once with
+    /// a book move ([`Engine::book_move`]): the result has depth 0, no nodes, and the move's
+    /// book value as its score.
     pub fn play_level(
         &mut self,
         game: &Game,
@@ -359,6 +421,9 @@ impl Engine {
         rng: &mut ChaCha8Rng,
         on_info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
+        if let Some(line) = self.book_move(game, level, rng) {
+            return SearchResult::book(line);
+        }
         let profile = level.profile();
         let mut limits = Limits {
             depth: min_opt(profile.depth, limits.depth),

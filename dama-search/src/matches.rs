@@ -49,9 +49,21 @@ impl LevelPlayer {
     }
 }
 
+impl LevelPlayer {
+    /// The same player without the opening book.
+    #[must_use]
+    pub fn without_book(mut self) -> LevelPlayer {
+        self.engine.set_book(None);
+        self
+    }
+}
+
 impl Player for LevelPlayer {
     fn name(&self) -> String {
-        format!("dama {}", self.level)
+        match self.engine.book() {
+            Some(_) => format!("dama {}", self.level),
+            None => format!("dama {} (no book)", self.level),
+        }
     }
 
     fn new_game(&mut self) {

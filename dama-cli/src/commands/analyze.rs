@@ -6,6 +6,8 @@
 //!   `multipv`, `score` (hundredths of a man for the side to move; wins are 30000 minus the
 //!   plies to the end), `score_text` (`+0.35`, `win in 7`), `nodes`, `nps`, `time` (seconds),
 //!   `pv` (a list of Hub moves);
+//! - `book` first, when the position is in the opening book: `moves`, each `move`, `score`
+//!   and `score_text` (the book's backed-up values), best first;
 //! - `bestmove` last: `move` (null when there is none), `score`, `score_text`, `depth`,
 //!   `nodes`, `nps`, `time`, `pv`, and `lines` (the multi-PV lines: `move`, `score`, `pv`).
 
@@ -80,6 +82,9 @@ pub fn run(game: &Game, budget: Budget, output: Output) -> Result<Status, CliErr
     engine.set_multipv(output.multipv);
     let stdout = io::stdout();
     let mut out = stdout.lock();
+    if let Some(line) = book_line(&engine, game, output.json) {
+        writeln!(out, "{line}").map_err(CliError::Output)?;
+    }
     let mut failed = None;
     let mut on_info = |info: &Info| {
         let line = if output.json {
@@ -108,6 +113,30 @@ pub fn run(game: &Game, budget: Budget, output: Output) -> Result<Status, CliErr
     };
     writeln!(out, "{line}").map_err(CliError::Output)?;
     Ok(Status::Ok)
+}
+
+/// The book moves of the position, best first, as one line (`None` out of the book).
+fn book_line(engine: &Engine, game: &Game, json: bool) -> Option<String> {
+    let book = engine.book()?;
+    if book.config().variant != game.variant() {
+        return None;
+    }
+    let moves = book.moves(game.position());
+    if moves.is_empty() {
+        return None;
+    }
+    if json {
+        let list: Vec<serde_json::Value> = moves
+            .iter()
+            .map(|m| json!({"move": m.mv.to_string(), "score": m.score.0, "score_text": m.score.to_string()}))
+            .collect();
+        return Some(json!({"type": "book", "data": {"moves": list}}).to_string());
+    }
+    let list: Vec<String> = moves
+        .iter()
+        .map(|m| format!("{} {}", m.mv, m.score))
+        .collect();
+    Some(format!("book {}", list.join(", ")))
 }
 
 fn moves_json(pv: &[Move]) -> Vec<String> {

@@ -38,8 +38,8 @@ use crate::exit::Status;
 /// A player as given on the command line.
 #[derive(Clone, Debug)]
 pub enum PlayerSpec {
-    /// `level:<name>`.
-    Level(Level),
+    /// `level:<name>`, or `level:<name>:nobook` to play without the opening book.
+    Level(Level, bool),
     /// `depth:N`, `nodes:N` or `time:S`: full strength under those limits.
     Search(String, Limits),
     /// `hub:<command>`: any Hub engine, launched as a subprocess.
@@ -53,12 +53,21 @@ impl std::str::FromStr for PlayerSpec {
         let (kind, value) = s.split_once(':').unwrap_or((s, ""));
         let bad = || {
             format!(
-                "{s:?} is not a player: expected level:<novice..hard>, depth:N, nodes:N, \
+                "{s:?} is not a player: expected level:<novice..hard>[:nobook], depth:N, nodes:N, \
                  time:SECONDS or hub:<command>"
             )
         };
         match kind {
-            "level" => value.parse().map(PlayerSpec::Level).map_err(|_| bad()),
+            "level" => {
+                let (name, book) = match value.split_once(':') {
+                    Some((name, "nobook")) => (name, false),
+                    Some(_) => return Err(bad()),
+                    None => (value, true),
+                };
+                name.parse()
+                    .map(|l| PlayerSpec::Level(l, book))
+                    .map_err(|_| bad())
+            }
             "depth" => value
                 .parse()
                 .map(|d| PlayerSpec::Search(s.into(), Limits::depth(d)))
@@ -113,7 +122,10 @@ fn factory(spec: &PlayerSpec, extra: Limits, seed: u64) -> impl Fn() -> Box<dyn 
     move || -> Box<dyn Player> {
         let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match &spec {
-            PlayerSpec::Level(level) => Box::new(LevelPlayer::new(*level, extra, seed + n)),
+            PlayerSpec::Level(level, book) => {
+                let player = LevelPlayer::new(*level, extra, seed + n);
+                Box::new(if *book { player } else { player.without_book() })
+            }
             PlayerSpec::Search(name, limits) => {
                 let mut limits = *limits;
                 limits.nodes = limits.nodes.or(extra.nodes);

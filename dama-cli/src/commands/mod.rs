@@ -3,6 +3,7 @@
 mod analyze;
 mod bench;
 mod board;
+mod book;
 mod egtb;
 mod matches;
 mod moves;
@@ -48,6 +49,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
         Command::Pdn { variant, action } => Ok(pdn::run(variant, action)?),
         Command::Egtb { action } => egtb::run(action),
         Command::Tune { action } => tune::run(action),
+        Command::Book { action } => book::run(action),
         Command::Analyze {
             position,
             depth,
