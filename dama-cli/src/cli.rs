@@ -350,7 +350,8 @@ The signature (total nodes) is the same on every machine for the same code.")]
   dama egtb probe --fen \"W:WK18,22:BK29\"      prints `win 7`
   dama egtb probe --stdin < fens.txt  one line per FEN: win N, draw, loss N, unknown, error: ...
   dama egtb info                      what is built
-  dama egtb verify                    every stored value against its successors")]
+  dama egtb verify                    every stored value against its successors
+  dama egtb verify --class KKM-KK     one class (and --threads 2 for two at once)")]
     Egtb {
         #[command(subcommand)]
         action: EgtbAction,
@@ -405,6 +406,12 @@ pub enum EgtbAction {
         /// Only tables with at most N pieces.
         #[arg(long)]
         pieces: Option<u32>,
+        /// Only these classes (like KKM-K; repeat it or separate them with commas).
+        #[arg(long, value_delimiter = ',')]
+        class: Vec<String>,
+        /// Classes verified at once (each thread one class).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
 }
 

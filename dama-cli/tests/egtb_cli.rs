@@ -76,6 +76,30 @@ fn build_probe_info_verify() {
     assert!(o.status.success(), "{}", text(&o.stdout));
     let out = text(&o.stdout);
     assert!(out.lines().all(|l| l.contains(" ok ")), "{out}");
+    // Chosen classes, two threads: one line each.
+    let o = dama(
+        &[
+            "egtb",
+            "verify",
+            "--dir",
+            d,
+            "--class",
+            "KK-K,KM-K",
+            "--threads",
+            "2",
+        ],
+        None,
+    );
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(
+        out.contains("KK-K ok 12864") && out.contains("KM-K ok "),
+        "{out}"
+    );
+    let o = dama(&["egtb", "verify", "--dir", d, "--class", "KX-K"], None);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("\"KX-K\""), "{}", text(&o.stderr));
 
     // A damaged file: verify and probe say so.
     let path = dir.join("italian").join("KK-K.egtb");

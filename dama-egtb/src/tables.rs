@@ -411,18 +411,32 @@ impl Tables {
     }
 
     /// The verify pass over the file of class `m`: every stored position against its
-    /// successors' values; the number checked.
+    /// successors' values; the number checked. The class and its twin (where king moves
+    /// and men's steps lead) are read whole into memory for it; the classes its captures and
+    /// promotions lead into are probed through the cache.
     ///
     /// # Errors
     /// [`Error::Mismatch`] at the first disagreement; [`Error::Missing`] when the file or
     /// one it converts into is not there.
     pub fn verify(&self, variant: Variant, m: Material) -> Result<u64, Error> {
-        let f = self
-            .file(variant, m)?
-            .ok_or(Error::Missing { material: m })?;
-        let values = f.read_all()?;
-        dama_rules::with_rules!(variant, R => verify_class::<R, _>(
-            &Files::<R>(self, Default::default()), m, &values, true))
+        let read = |m: Material| -> Result<Vec<u8>, Error> {
+            self.file(variant, m)?
+                .ok_or(Error::Missing { material: m })?
+                .read_all()
+        };
+        let values = read(m)?;
+        let twin = if m.flip() == m {
+            Vec::new()
+        } else {
+            read(m.flip())?
+        };
+        dama_rules::with_rules!(variant, R => {
+            let src = Held {
+                files: Files::<R>(self, Default::default()),
+                held: [(m, &values), (m.flip(), &twin)],
+            };
+            verify_class::<R, _>(&src, m, &values, true)
+        })
     }
 
     fn byte(&self, variant: Variant, m: Material, i: usize) -> Result<Option<u8>, Error> {
@@ -456,6 +470,21 @@ impl std::fmt::Debug for Tables {
 
 fn variant_slot(v: Variant) -> usize {
     Variant::ALL.iter().position(|&x| x == v).unwrap_or(0)
+}
+
+/// Files, with up to two classes held in memory.
+struct Held<'a, R> {
+    files: Files<'a, R>,
+    held: [(Material, &'a [u8]); 2],
+}
+
+impl<R: Rules> Source for Held<'_, R> {
+    fn byte(&self, m: Material, i: usize) -> Result<Option<u8>, Error> {
+        match self.held.iter().find(|(h, v)| *h == m && !v.is_empty()) {
+            Some((_, v)) => Ok(v.get(i).copied()),
+            None => self.files.byte(m, i),
+        }
+    }
 }
 
 /// The files of one rule set as a [`Source`].

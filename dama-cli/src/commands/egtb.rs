@@ -30,7 +30,12 @@ pub fn run(action: EgtbAction) -> Result<Status, CliError> {
         } => build(args.variant, &dir_of(&args), pieces, threads),
         EgtbAction::Probe { args, fen, stdin } => probe(args.variant, &dir_of(&args), fen, stdin),
         EgtbAction::Info { args } => info(args.variant, &dir_of(&args)),
-        EgtbAction::Verify { args, pieces } => verify(args.variant, &dir_of(&args), pieces),
+        EgtbAction::Verify {
+            args,
+            pieces,
+            class,
+            threads,
+        } => verify(args.variant, &dir_of(&args), pieces, &class, threads),
     }
 }
 
@@ -241,33 +246,82 @@ fn info(variant: Variant, dir: &Path) -> Result<Status, CliError> {
     Ok(status)
 }
 
-fn verify(variant: Variant, dir: &Path, pieces: Option<u32>) -> Result<Status, CliError> {
+fn verify(
+    variant: Variant,
+    dir: &Path,
+    pieces: Option<u32>,
+    only: &[String],
+    threads: usize,
+) -> Result<Status, CliError> {
     let tables = Tables::open(dir).map_err(egtb_error)?;
     let pieces = pieces.unwrap_or(7).min(7);
-    let mut status = Status::Ok;
-    let mut any = false;
-    let out = io::stdout();
-    let mut out = BufWriter::new(out.lock());
-    for m in all_classes(pieces) {
-        if !matches!(tables.header(variant, m), Ok(Some(_)) | Err(_)) {
-            continue;
+    let mut wanted = Vec::new();
+    for name in only {
+        let m: Material = name.parse().map_err(egtb_error)?;
+        if m.pieces() > 7 || !m.is_table() {
+            return Err(CliError::Usage(format!(
+                "{name:?} is not a table class: expected up to 7 pieces, each side with one"
+            )));
         }
-        any = true;
-        let line = match tables.verify(variant, m) {
-            Ok(n) => format!("{m} ok {n}"),
-            Err(e) => {
-                status = Status::Negative;
-                format!("{m} error: {e}")
-            }
-        };
-        writeln!(out, "{line}").map_err(CliError::Output)?;
-        out.flush().map_err(CliError::Output)?;
+        wanted.push(m);
     }
-    if !any {
+    let classes: Vec<Material> = all_classes(pieces)
+        .into_iter()
+        .filter(|m| wanted.is_empty() || wanted.contains(m))
+        .filter(|&m| matches!(tables.header(variant, m), Ok(Some(_)) | Err(_)))
+        .collect();
+    if classes.is_empty() {
         return Err(CliError::Usage(format!(
-            "no {variant} tables in {}: build them with `dama egtb build`",
+            "no {variant} tables{} in {}: build them with `dama egtb build`",
+            if only.is_empty() {
+                String::new()
+            } else {
+                format!(" of {}", only.join(","))
+            },
             variant_dir(dir, variant).display()
         )));
     }
-    Ok(status)
+    // Workers take the classes in order; the lines come out as classes finish.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let out = std::sync::Mutex::new(io::stdout());
+    let work = || -> Result<(), CliError> {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&m) = classes.get(i) else {
+                return Ok(());
+            };
+            let t = Instant::now();
+            let line = match tables.verify(variant, m) {
+                Ok(n) => format!("{m} ok {n} ({:.1} s)", t.elapsed().as_secs_f64()),
+                Err(e) => {
+                    failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                    format!("{m} error: {e}")
+                }
+            };
+            let out = out.lock().unwrap_or_else(|e| e.into_inner());
+            let mut out = out.lock();
+            writeln!(out, "{line}")
+                .and_then(|_| out.flush())
+                .map_err(CliError::Output)?;
+        }
+    };
+    let results: Vec<Result<(), CliError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.clamp(1, 64)).map(|_| s.spawn(work)).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(CliError::Internal("a verify thread panicked".into())))
+            })
+            .collect()
+    });
+    for r in results {
+        r?;
+    }
+    Ok(if failed.into_inner() {
+        Status::Negative
+    } else {
+        Status::Ok
+    })
 }
