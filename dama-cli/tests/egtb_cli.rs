@@ -101,6 +101,38 @@ fn build_probe_info_verify() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("\"KX-K\""), "{}", text(&o.stderr));
 
+    // Won 3-piece positions played out against the tables: Hard with them converts all.
+    let o = dama(
+        &[
+            "egtb",
+            "convert",
+            "--dir",
+            d,
+            "--pieces",
+            "3",
+            "--positions",
+            "4",
+            "--nodes",
+            "3000",
+        ],
+        None,
+    );
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{out}{}", text(&o.stderr));
+    assert_eq!(
+        out.lines().filter(|l| l.contains(": won after ")).count(),
+        4,
+        "{out}"
+    );
+    assert!(out.contains("converted 4/4 (100.0 %)"), "{out}");
+    let o = dama(&["egtb", "convert", "--dir", d, "--pieces", "4"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("up to 3 pieces, not 4"),
+        "{}",
+        text(&o.stderr)
+    );
+
     // A damaged file: verify and probe say so.
     let path = dir.join("italian").join("KK-K.egtb");
     let mut bytes = std::fs::read(&path).unwrap();

@@ -36,6 +36,28 @@ pub fn run(action: EgtbAction) -> Result<Status, CliError> {
             class,
             threads,
         } => verify(args.variant, &dir_of(&args), pieces, &class, threads),
+        EgtbAction::Convert {
+            args,
+            positions,
+            pieces,
+            nodes,
+            min_distance,
+            no_tables,
+            seed,
+            threads,
+        } => super::convert::run(
+            &dir_of(&args),
+            &super::convert::Options {
+                variant: args.variant,
+                positions,
+                pieces,
+                nodes,
+                min_distance,
+                no_tables,
+                seed,
+                threads,
+            },
+        ),
     }
 }
 

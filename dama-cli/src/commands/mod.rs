@@ -3,6 +3,7 @@
 mod analyze;
 mod bench;
 mod board;
+mod convert;
 mod egtb;
 mod matches;
 mod moves;
