@@ -283,6 +283,13 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         /// The rules.
         #[arg(long, default_value = "italian", value_parser = variant_parser())]
         variant: Variant,
+        /// The endgame tables of the first player (dama's own players only): `memory` (the
+        /// small ones built in memory, the default), `none`, or a directory of table files.
+        #[arg(long, default_value = "memory")]
+        egtb1: String,
+        /// The endgame tables of the second player, as --egtb1.
+        #[arg(long, default_value = "memory")]
+        egtb2: String,
     },
     /// Draw a position as coloured text, and as an SVG picture with --svg.
     #[command(after_help = "Examples:

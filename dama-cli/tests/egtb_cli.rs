@@ -133,6 +133,51 @@ fn build_probe_info_verify() {
         text(&o.stderr)
     );
 
+    // A match with the tables for one player only: from a won K+M v K, the player with the
+    // tables, at depth 1, wins with White.
+    let openings = dir.join("openings.txt");
+    std::fs::write(&openings, "W:WK18,22:BK29\n").unwrap();
+    let o = dama(
+        &[
+            "match",
+            "depth:1",
+            "depth:1",
+            "--games",
+            "2",
+            "--egtb1",
+            d,
+            "--egtb2",
+            "none",
+            "--openings",
+            openings.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{out}{}", text(&o.stderr));
+    assert!(
+        out.lines()
+            .any(|l| l.contains(r#""first_is_white":true"#) && l.contains(r#""result":"1-0""#)),
+        "{out}"
+    );
+    let o = dama(
+        &[
+            "match",
+            "depth:1",
+            "depth:1",
+            "--egtb1",
+            "/nonexistent/tables",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("no complete set of"),
+        "{}",
+        text(&o.stderr)
+    );
+
     // A damaged file: verify and probe say so.
     let path = dir.join("italian").join("KK-K.egtb");
     let mut bytes = std::fs::read(&path).unwrap();

@@ -1,7 +1,7 @@
 //! `dama egtb`: build, probe, list and verify the endgame tables.
 
 use std::collections::HashMap;
-use std::io::{self, BufRead, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -156,8 +156,8 @@ fn probe(
     let out = io::stdout();
     let mut out = BufWriter::new(out.lock());
     let mut status = Status::Ok;
-    let mut answer = |text: &str, out: &mut dyn Write| -> Result<(), CliError> {
-        match probe_line(&tables, variant, text) {
+    let mut answer = |line: Result<&str, String>| -> Result<(), CliError> {
+        match line.and_then(|text| probe_line(&tables, variant, text)) {
             Ok(line) => writeln!(out, "{line}"),
             Err(why) => {
                 status = Status::BadInput;
@@ -166,29 +166,10 @@ fn probe(
         }
         .map_err(CliError::Output)
     };
-    if !stdin {
-        answer(fen_text.as_deref().unwrap_or(""), &mut out)?;
+    if stdin {
+        super::each_stdin_line(&mut answer)?;
     } else {
-        let mut input = io::stdin().lock();
-        let mut line = Vec::new();
-        for number in 1.. {
-            line.clear();
-            if input
-                .read_until(b'\n', &mut line)
-                .map_err(CliError::Input)?
-                == 0
-            {
-                break;
-            }
-            let line = line.strip_suffix(b"\n").unwrap_or(&line);
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            match std::str::from_utf8(line) {
-                Ok(text) => answer(text, &mut out)?,
-                Err(_) => {
-                    writeln!(out, "error: line {number}: not UTF-8").map_err(CliError::Output)?;
-                }
-            }
-        }
+        answer(Ok(fen_text.as_deref().unwrap_or("")))?;
     }
     out.flush().map_err(CliError::Output)?;
     Ok(status)
