@@ -289,6 +289,13 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         /// The rules.
         #[arg(long, default_value = "italian", value_parser = variant_parser())]
         variant: Variant,
+        /// The endgame tables of the first player (dama's own players only): `memory` (the
+        /// small ones built in memory, the default), `none`, or a directory of table files.
+        #[arg(long, default_value = "memory")]
+        egtb1: String,
+        /// The endgame tables of the second player, as --egtb1.
+        #[arg(long, default_value = "memory")]
+        egtb2: String,
     },
     /// Draw a position as coloured text, and as an SVG picture with --svg.
     #[command(after_help = "Examples:
@@ -356,7 +363,9 @@ The signature (total nodes) is the same on every machine for the same code.")]
   dama egtb probe --fen \"W:WK18,22:BK29\"      prints `win 7`
   dama egtb probe --stdin < fens.txt  one line per FEN: win N, draw, loss N, unknown, error: ...
   dama egtb info                      what is built
-  dama egtb verify                    every stored value against its successors")]
+  dama egtb verify                    every stored value against its successors
+  dama egtb verify --class KKM-KK     one class (and --threads 2 for two at once)
+  dama egtb convert --pieces 6 --positions 100   Hard against a perfect defender")]
     Egtb {
         #[command(subcommand)]
         action: EgtbAction,
@@ -556,6 +565,40 @@ pub enum EgtbAction {
         /// Only tables with at most N pieces.
         #[arg(long)]
         pieces: Option<u32>,
+        /// Only these classes (like KKM-K; repeat it or separate them with commas).
+        #[arg(long, value_delimiter = ',')]
+        class: Vec<String>,
+        /// Classes verified at once (each thread one class).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
+    /// Play won positions out against a perfect defender: Hard takes the winning side at a
+    /// fixed node budget, the tables defend (the move that keeps the longest loss); counts
+    /// the games Hard wins under the game's draw rules.
+    Convert {
+        #[command(flatten)]
+        args: EgtbArgs,
+        /// Games to play (each from its own won position, drawn from the tables).
+        #[arg(long, default_value_t = 100)]
+        positions: usize,
+        /// Pieces of each start position (a class with men; the tables must hold it).
+        #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(3..=7))]
+        pieces: u32,
+        /// Nodes a move for Hard.
+        #[arg(long, default_value_t = 20_000)]
+        nodes: u64,
+        /// Only wins at least this many plies (MTC) from their conversion.
+        #[arg(long, default_value_t = 1)]
+        min_distance: u32,
+        /// Hard without any table, its search alone.
+        #[arg(long)]
+        no_tables: bool,
+        /// Seed of the positions and of Hard's choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
 }
 

@@ -76,6 +76,107 @@ fn build_probe_info_verify() {
     assert!(o.status.success(), "{}", text(&o.stdout));
     let out = text(&o.stdout);
     assert!(out.lines().all(|l| l.contains(" ok ")), "{out}");
+    // Chosen classes, two threads: one line each.
+    let o = dama(
+        &[
+            "egtb",
+            "verify",
+            "--dir",
+            d,
+            "--class",
+            "KK-K,KM-K",
+            "--threads",
+            "2",
+        ],
+        None,
+    );
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(
+        out.contains("KK-K ok 12864") && out.contains("KM-K ok "),
+        "{out}"
+    );
+    let o = dama(&["egtb", "verify", "--dir", d, "--class", "KX-K"], None);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("\"KX-K\""), "{}", text(&o.stderr));
+
+    // Won 3-piece positions played out against the tables: Hard with them converts all.
+    let o = dama(
+        &[
+            "egtb",
+            "convert",
+            "--dir",
+            d,
+            "--pieces",
+            "3",
+            "--positions",
+            "4",
+            "--nodes",
+            "3000",
+        ],
+        None,
+    );
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{out}{}", text(&o.stderr));
+    assert_eq!(
+        out.lines().filter(|l| l.contains(": won after ")).count(),
+        4,
+        "{out}"
+    );
+    assert!(out.contains("converted 4/4 (100.0 %)"), "{out}");
+    let o = dama(&["egtb", "convert", "--dir", d, "--pieces", "4"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("up to 3 pieces, not 4"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    // A match with the tables for one player only: from a won K+M v K, the player with the
+    // tables, at depth 1, wins with White.
+    let openings = dir.join("openings.txt");
+    std::fs::write(&openings, "W:WK18,22:BK29\n").unwrap();
+    let o = dama(
+        &[
+            "match",
+            "depth:1",
+            "depth:1",
+            "--games",
+            "2",
+            "--egtb1",
+            d,
+            "--egtb2",
+            "none",
+            "--openings",
+            openings.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{out}{}", text(&o.stderr));
+    assert!(
+        out.lines()
+            .any(|l| l.contains(r#""first_is_white":true"#) && l.contains(r#""result":"1-0""#)),
+        "{out}"
+    );
+    let o = dama(
+        &[
+            "match",
+            "depth:1",
+            "depth:1",
+            "--egtb1",
+            "/nonexistent/tables",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("no complete set of"),
+        "{}",
+        text(&o.stderr)
+    );
 
     // A damaged file: verify and probe say so.
     let path = dir.join("italian").join("KK-K.egtb");

@@ -103,6 +103,17 @@ impl<R: Rules> Memory<R> {
         solve::value_of::<R, _>(self, pos, false).ok().flatten()
     }
 
+    /// As [`Memory::probe`], but never builds (nor waits for) a class: `None` unless the
+    /// class of `pos` is built already (see [`Memory::table`] to build one).
+    pub fn probe_built(&self, pos: &Position) -> Option<Value> {
+        if pos.occupied().count() > self.max_pieces.max(self.kings_only) {
+            return None;
+        }
+        solve::value_of::<R, _>(&Built(self), pos, false)
+            .ok()
+            .flatten()
+    }
+
     /// A legal move keeping the value of `pos`: the quickest winning conversion, a draw, or
     /// the longest loss; `None` outside the tables or without a legal move.
     pub fn best_move(&self, pos: &Position) -> Option<Move> {
@@ -130,6 +141,21 @@ impl<R: Rules> Source for Memory<R> {
             return Ok(None);
         }
         Ok(self.ensure(m)?.get(i).copied())
+    }
+}
+
+/// The classes of a [`Memory`] that are built, and nothing else.
+struct Built<'a, R: Rules>(&'a Memory<R>);
+
+impl<R: Rules> Source for Built<'_, R> {
+    fn byte(&self, m: Material, i: usize) -> Result<Option<u8>, Error> {
+        if !self.0.covers(m) {
+            return Ok(None);
+        }
+        Ok(match self.0.slots[m.key()].get() {
+            Some(Ok(t)) => t.get(i).copied(),
+            _ => None,
+        })
     }
 }
 

@@ -1,6 +1,6 @@
 //! Tables on disk: the build into a directory, and [`Tables`], the probe with a block cache.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
@@ -216,11 +216,42 @@ fn append_manifest(vdir: &Path, lines: &str) -> Result<(), Error> {
 /// Decompressed blocks kept, at most.
 const CACHE_BLOCKS: usize = 512;
 
-/// A small cache of decompressed blocks, first in first out.
+/// A block: variant slot, class key, block number.
+type BlockKey = (u8, u16, u32);
+
+/// A small cache of decompressed blocks, least recently used out: each entry carries the
+/// tick of its last use, and a miss with the cache full drops the oldest (a scan of at most
+/// [`CACHE_BLOCKS`] entries, nothing beside the inflation of a block).
 #[derive(Default)]
 struct Cache {
-    map: HashMap<(u8, u16, u32), Arc<[u8]>>,
-    order: VecDeque<(u8, u16, u32)>,
+    map: HashMap<BlockKey, (Arc<[u8]>, u64)>,
+    tick: u64,
+}
+
+impl Cache {
+    fn get(&mut self, key: &BlockKey, i: usize) -> Option<Option<u8>> {
+        self.tick += 1;
+        let tick = self.tick;
+        self.map.get_mut(key).map(|(block, used)| {
+            *used = tick;
+            block.get(i).copied()
+        })
+    }
+
+    fn insert(&mut self, key: BlockKey, block: Arc<[u8]>) {
+        if self.map.len() >= CACHE_BLOCKS && !self.map.contains_key(&key) {
+            if let Some(old) = self
+                .map
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| *k)
+            {
+                self.map.remove(&old);
+            }
+        }
+        self.tick += 1;
+        self.map.insert(key, (block, self.tick));
+    }
 }
 
 /// A class's file once looked for: absent, open, or refused (with why).
@@ -380,18 +411,32 @@ impl Tables {
     }
 
     /// The verify pass over the file of class `m`: every stored position against its
-    /// successors' values; the number checked.
+    /// successors' values; the number checked. The class and its twin (where king moves
+    /// and men's steps lead) are read whole into memory for it; the classes its captures and
+    /// promotions lead into are probed through the cache.
     ///
     /// # Errors
     /// [`Error::Mismatch`] at the first disagreement; [`Error::Missing`] when the file or
     /// one it converts into is not there.
     pub fn verify(&self, variant: Variant, m: Material) -> Result<u64, Error> {
-        let f = self
-            .file(variant, m)?
-            .ok_or(Error::Missing { material: m })?;
-        let values = f.read_all()?;
-        dama_rules::with_rules!(variant, R => verify_class::<R, _>(
-            &Files::<R>(self, Default::default()), m, &values, true))
+        let read = |m: Material| -> Result<Vec<u8>, Error> {
+            self.file(variant, m)?
+                .ok_or(Error::Missing { material: m })?
+                .read_all()
+        };
+        let values = read(m)?;
+        let twin = if m.flip() == m {
+            Vec::new()
+        } else {
+            read(m.flip())?
+        };
+        dama_rules::with_rules!(variant, R => {
+            let src = Held {
+                files: Files::<R>(self, Default::default()),
+                held: [(m, &values), (m.flip(), &twin)],
+            };
+            verify_class::<R, _>(&src, m, &values, true)
+        })
     }
 
     fn byte(&self, variant: Variant, m: Material, i: usize) -> Result<Option<u8>, Error> {
@@ -400,20 +445,12 @@ impl Tables {
         };
         let b = i / file::BLOCK;
         let key = (variant_slot(variant) as u8, m.key() as u16, b as u32);
-        if let Some(block) = self.lock().map.get(&key) {
-            return Ok(block.get(i % file::BLOCK).copied());
+        if let Some(v) = self.lock().get(&key, i % file::BLOCK) {
+            return Ok(v);
         }
         let block: Arc<[u8]> = f.block(b)?.into();
         let v = block.get(i % file::BLOCK).copied();
-        let mut c = self.lock();
-        if c.map.insert(key, block).is_none() {
-            c.order.push_back(key);
-            if c.order.len() > CACHE_BLOCKS {
-                if let Some(old) = c.order.pop_front() {
-                    c.map.remove(&old);
-                }
-            }
-        }
+        self.lock().insert(key, block);
         Ok(v)
     }
 
@@ -435,11 +472,46 @@ fn variant_slot(v: Variant) -> usize {
     Variant::ALL.iter().position(|&x| x == v).unwrap_or(0)
 }
 
+/// Files, with up to two classes held in memory.
+struct Held<'a, R> {
+    files: Files<'a, R>,
+    held: [(Material, &'a [u8]); 2],
+}
+
+impl<R: Rules> Source for Held<'_, R> {
+    fn byte(&self, m: Material, i: usize) -> Result<Option<u8>, Error> {
+        match self.held.iter().find(|(h, v)| *h == m && !v.is_empty()) {
+            Some((_, v)) => Ok(v.get(i).copied()),
+            None => self.files.byte(m, i),
+        }
+    }
+}
+
 /// The files of one rule set as a [`Source`].
 struct Files<'a, R>(&'a Tables, std::marker::PhantomData<R>);
 
 impl<R: Rules> Source for Files<'_, R> {
     fn byte(&self, m: Material, i: usize) -> Result<Option<u8>, Error> {
         self.0.byte(R::VARIANT, m, i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_drops_the_least_recently_used_block() {
+        let mut c = Cache::default();
+        let block: Arc<[u8]> = vec![7u8; 4].into();
+        c.insert((0, 0, 0), block.clone());
+        for b in 1..CACHE_BLOCKS as u32 * 3 {
+            // The block in use stays; the others come and go.
+            assert_eq!(c.get(&(0, 0, 0), 1), Some(Some(7)));
+            c.insert((0, 0, b), block.clone());
+            assert!(c.map.len() <= CACHE_BLOCKS);
+        }
+        assert_eq!(c.get(&(0, 0, 1), 0), None);
+        assert_eq!(c.get(&(0, 0, CACHE_BLOCKS as u32 * 3 - 1), 9), Some(None));
     }
 }

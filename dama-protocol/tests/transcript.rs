@@ -199,6 +199,15 @@ fn check_info(line: &str) {
     }
 }
 
+/// Sends `line` and returns the `done` line that answers it, which must come within `limit`.
+fn done_within(s: &Session, line: &str, limit: Duration) -> String {
+    let t = Instant::now();
+    s.send(line);
+    let done = s.until("done").pop().unwrap();
+    assert!(t.elapsed() < limit, "{line}: {:?}", t.elapsed());
+    done
+}
+
 #[test]
 fn hub_declares_id_parameters_then_wait() {
     let s = Session::start();
@@ -426,10 +435,7 @@ fn a_negative_clock_still_gets_a_quick_legal_move() {
     let s = Session::ready();
     s.send("pos start");
     s.send("level time=-1.5 inc=0");
-    let t = Instant::now();
-    s.send("go think");
-    let done = s.until("done").pop().unwrap();
-    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    let done = done_within(&s, "go think", Duration::from_secs(2));
     assert_done_with_legal_move(&done, &Game::new());
     s.close();
 }
@@ -508,14 +514,7 @@ fn analysis_streams_info_and_answers_only_after_stop() {
     s.quiet_for(Duration::from_millis(300), "info ");
     s.send("ping");
     s.until("pong");
-    let t = Instant::now();
-    s.send("stop");
-    let done = s.until("done").pop().unwrap();
-    assert!(
-        t.elapsed() < Duration::from_millis(500),
-        "{:?}",
-        t.elapsed()
-    );
+    let done = done_within(&s, "stop", Duration::from_millis(500));
     assert_done_with_legal_move(&done, &Game::new());
     s.close();
 }
@@ -544,15 +543,8 @@ fn ponder_waits_for_ponder_hit_then_the_clock_applies() {
     s.quiet_for(Duration::from_millis(400), "info ");
     s.send("ping");
     s.until("pong");
-    let t = Instant::now();
-    s.send("ponder-hit");
-    let done = s.until("done").pop().unwrap();
     // The move time counts from the search's start: it is over, the answer comes at once.
-    assert!(
-        t.elapsed() < Duration::from_millis(500),
-        "{:?}",
-        t.elapsed()
-    );
+    let done = done_within(&s, "ponder-hit", Duration::from_millis(500));
     assert_done_with_legal_move(&done, &Game::new());
     s.close();
 }

@@ -45,12 +45,6 @@ pub struct Knobs {
     pub classic_eval: bool,
     /// Evaluate with the pattern weights (features and patterns of men).
     pub pattern_eval: bool,
-    /// Lazy-SMP scheme: 0 helpers start at odd or even depths and go through every depth;
-    /// 1 a helper skips a depth enough other threads are already searching, and the deepest
-    /// complete iteration of any thread gives the answer; 2 (the default) as 1, and the main
-    /// thread goes on from a helper's deeper iteration, and a helper reaching the depth limit
-    /// ends the search.
-    pub smp: u8,
 }
 
 impl std::str::FromStr for Knobs {
@@ -72,11 +66,10 @@ impl std::str::FromStr for Knobs {
                 "rfp" => k.rfp = n,
                 "single" => k.single_reply = n != 0,
                 "tt" => k.tt_depth = n,
-                "smp" => k.smp = n,
                 _ => {
                     return Err(format!(
-                    "unknown knob \"{name}\": expected lmr, rfp, single, tt, smp, hand, classic or patterns"
-                ))
+                        "unknown knob \"{name}\": expected lmr, rfp, single, tt, hand, classic or patterns"
+                    ))
                 }
             }
         }
@@ -94,7 +87,6 @@ impl Default for Knobs {
             rfp: 3,
             single_reply: false,
             tt_depth: 2,
-            smp: 2,
         }
     }
 }

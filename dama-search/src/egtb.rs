@@ -51,12 +51,18 @@ struct Builder {
     ready: [OnceLock<Arc<Tables>>; 6],
 }
 
+/// In-memory classes asked for by a search that may not wait (by variant slot).
+static REQUESTED: std::sync::Mutex<Vec<(usize, Material)>> = std::sync::Mutex::new(Vec::new());
+
 /// The endgame tables a search uses; cheap to clone.
 #[derive(Clone, Default)]
 pub struct Endgames {
     files: Option<Arc<Tables>>,
     memory: bool,
     builder: Option<Arc<Builder>>,
+    /// Never wait for an in-memory class: one not built yet is built on a thread of its own
+    /// and unknown until then (the searches of a move on the clock).
+    no_wait: bool,
 }
 
 impl std::fmt::Debug for Endgames {
@@ -75,7 +81,19 @@ impl Endgames {
             files: None,
             memory: true,
             builder: None,
+            no_wait: false,
         }
+    }
+
+    /// The same tables, never waiting for an in-memory class to be built: a probe that
+    /// needs one not built yet starts building it on a thread of its own and answers
+    /// unknown until it is there. The search uses this for every move on the clock, so that
+    /// no move waits (a search to a depth or a node count waits instead, so that its result
+    /// does not depend on timing).
+    #[must_use]
+    pub fn never_waiting(mut self) -> Endgames {
+        self.no_wait = true;
+        self
     }
 
     /// No tables at all: the search on its own.
@@ -93,6 +111,7 @@ impl Endgames {
         Endgames {
             files,
             memory: true,
+            no_wait: false,
             builder: build_missing.then(|| {
                 Arc::new(Builder {
                     dir: dir.to_path_buf(),
@@ -142,7 +161,14 @@ impl Endgames {
         if self.memory && n <= MEMORY_KINGS_ONLY {
             let m: Material = Placement::of(pos).material();
             if n <= MEMORY_PIECES || m.men() == 0 {
-                return memory::<R>().probe(pos);
+                if !self.no_wait {
+                    return memory::<R>().probe(pos);
+                }
+                let v = memory::<R>().probe_built(pos);
+                if v.is_none() {
+                    build_in_memory::<R>(m);
+                }
+                return v;
             }
         }
         None
@@ -230,6 +256,27 @@ impl Endgames {
             }
         }
         best
+    }
+}
+
+/// Builds class `m` of the in-memory tables (with what it converts into) on a thread of
+/// its own, once.
+fn build_in_memory<R: Rules>(m: Material) {
+    let c = dama_egtb::solve::canonical(m);
+    {
+        let mut asked = REQUESTED.lock().unwrap_or_else(|e| e.into_inner());
+        if asked.contains(&(slot(R::VARIANT), c)) {
+            return;
+        }
+        asked.push((slot(R::VARIANT), c));
+    }
+    let spawned = std::thread::Builder::new()
+        .name("dama-egtb-memory".into())
+        .spawn(move || {
+            let _ = memory::<R>().table(c);
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("endgame table {c} not built: {e}");
     }
 }
 

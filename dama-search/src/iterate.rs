@@ -1,8 +1,7 @@
 //! Iterative deepening at the root: aspiration windows, multi-PV, Lazy-SMP helper threads,
 //! and the answer of the last complete depth when a search is stopped.
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
 use dama_rules::{Game, Move, Position, Rules};
@@ -23,14 +22,6 @@ struct RootMove {
 
 /// A complete iteration: its depth, the root moves best first, the selective depth.
 type Done = (u32, Vec<RootMove>, usize);
-
-/// What the threads of one search share besides the table and the control.
-struct Shared {
-    /// How many threads are searching each depth now.
-    busy: Vec<AtomicU32>,
-    /// The deepest iteration a helper thread completed.
-    deepest: Mutex<Option<Done>>,
-}
 
 /// Everything one search needs besides the table.
 pub(crate) struct Job<'a> {
@@ -58,13 +49,20 @@ pub(crate) fn run<R: Rules>(
         return SearchResult::none(start.elapsed());
     }
     tt.new_search();
+    // A move on the clock never waits for an in-memory table to be built.
+    let timed_endgames;
+    let endgames = if job.limits.time != crate::TimeControl::None {
+        timed_endgames = job.endgames.clone().never_waiting();
+        &timed_endgames
+    } else {
+        job.endgames
+    };
     // A won ending the tables know: the quickest winning conversion the counter allows.
     if job.multipv == 1 {
         let rules = R::VARIANT.draw_rules();
         let quiet = game.quiet_plies();
         if let Some((m, d)) =
-            job.endgames
-                .root_win::<R>(game.position(), quiet, rules.no_progress_plies)
+            endgames.root_win::<R>(game.position(), quiet, rules.no_progress_plies)
         {
             let score = Score(crate::score::TABLE_WIN - d as i32);
             let time = start.elapsed();
@@ -96,7 +94,7 @@ pub(crate) fn run<R: Rules>(
         }
     }
     let control = Control {
-        endgames: job.endgames,
+        endgames,
         knobs: job.knobs,
         signals: job.signals,
         halt: Default::default(),
@@ -127,29 +125,17 @@ pub(crate) fn run<R: Rules>(
     } else {
         job.threads.max(1)
     };
-    let shared = Shared {
-        busy: (0..=max_depth).map(|_| AtomicU32::new(0)).collect(),
-        deepest: Mutex::new(None),
-    };
     let (done, seldepth) = std::thread::scope(|scope| {
         for id in 1..threads {
-            let (control, roots, shared) = (&control, roots.clone(), &shared);
+            let (control, roots) = (&control, roots.clone());
             scope.spawn(move || {
                 let mut w = Worker::<R>::new(tt, control, game.keys().to_vec(), false);
-                let t = Team {
-                    id,
-                    threads,
-                    shared,
-                };
+                let t = Team { id };
                 deepen(&mut w, game, roots, max_depth, 1, &t, &mut |_| {});
             });
         }
         let mut w = Worker::<R>::new(tt, &control, game.keys().to_vec(), true);
-        let team = Team {
-            id: 0,
-            threads,
-            shared: &shared,
-        };
+        let team = Team { id: 0 };
         let done = deepen(
             &mut w,
             game,
@@ -162,19 +148,7 @@ pub(crate) fn run<R: Rules>(
         control.halt.store(true, Relaxed);
         (done, w.seldepth)
     });
-    let mut done = done.unwrap_or((0, roots, seldepth));
-    // A helper's deeper complete iteration is the better answer (one line only: helpers
-    // search no multi-PV).
-    if job.knobs.smp >= 1 && multipv == 1 {
-        let deepest = shared
-            .deepest
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(deeper) = deepest.filter(|d| d.0 > done.0) {
-            done = deeper;
-            on_info(&line_info(&control, done.0, done.2, 1, &done.1[0]));
-        }
-    }
+    let done = done.unwrap_or((0, roots, seldepth));
     SearchResult {
         nodes: control.nodes.load(Relaxed),
         time: start.elapsed(),
@@ -183,11 +157,9 @@ pub(crate) fn run<R: Rules>(
 }
 
 /// One thread's place among the search threads.
-struct Team<'a> {
-    /// 0 for the main thread, which reports and watches the clock.
+struct Team {
+    /// 0 for the main thread, which reports, watches the clock and gives the answer.
     id: usize,
-    threads: usize,
-    shared: &'a Shared,
 }
 
 /// The result of a complete iteration.
@@ -213,39 +185,31 @@ fn answer((depth, lines, seldepth): Done, multipv: usize) -> SearchResult {
     }
 }
 
-/// Iterative deepening for one thread, returning its last complete iteration. Helper threads
-/// (`id > 0`) skip a depth that enough other threads are searching already, so that the
-/// threads spread over depths, and report nothing.
+/// Iterative deepening for one thread, returning its last complete iteration. Lazy SMP in
+/// its plain form: the threads share the transposition table only; helpers (`id > 0`)
+/// report nothing, the odd ones start one depth deeper so that the threads spread over two
+/// depths, and the main thread's iteration is the answer. (Two more elaborate schemes, a
+/// helper skipping depths others search and the main thread taking over a helper's deeper
+/// iteration, were measured no stronger, issue 18, and removed.)
 fn deepen<R: Rules>(
     w: &mut Worker<'_, R>,
     game: &Game,
     mut roots: Vec<RootMove>,
     max_depth: u32,
     multipv: usize,
-    team: &Team<'_>,
+    team: &Team,
     on_info: &mut dyn FnMut(&Info),
 ) -> Option<Done> {
     let pos = *game.position();
     let quiet = game.quiet_plies();
     let mut done: Option<Done> = None;
-    let skip = w.control.knobs.smp >= 1;
-    let catch_up = w.control.knobs.smp >= 2 && multipv == 1;
-    let first = if skip { 1 } else { 1 + (team.id % 2) as u32 };
+    let first = 1 + (team.id % 2) as u32;
     let mut depth = first - 1;
     while depth < max_depth {
         depth += 1;
         if depth > 1 && !w.control.time.may_start_depth(&w.control.signals.pondering) {
             break;
         }
-        let busy = &team.shared.busy[depth as usize];
-        if skip
-            && team.id > 0
-            && depth < max_depth
-            && busy.load(Relaxed) as usize * 2 >= team.threads
-        {
-            continue;
-        }
-        busy.fetch_add(1, Relaxed);
         w.seldepth = 0;
         for pv_idx in 0..multipv {
             aspirate(w, &pos, &mut roots, pv_idx, depth as i32, quiet);
@@ -264,7 +228,6 @@ fn deepen<R: Rules>(
                 ));
             }
         }
-        busy.fetch_sub(1, Relaxed);
         if w.stopped {
             break;
         }
@@ -272,29 +235,6 @@ fn deepen<R: Rules>(
         // lines are reported best first.
         roots[..multipv].sort_by_key(|r| std::cmp::Reverse(r.score));
         done = Some((depth, roots.clone(), w.seldepth));
-        let shared = team.shared;
-        if skip && team.id > 0 {
-            // Published at once, for the answer and for the main thread to catch up with.
-            let mut deepest = shared.deepest.lock().unwrap_or_else(|e| e.into_inner());
-            if deepest.as_ref().is_none_or(|d| d.0 < depth) {
-                *deepest = done.clone();
-            }
-            if catch_up && depth == max_depth {
-                // The depth limit reached: the search is over.
-                w.control.halt.store(true, Relaxed);
-            }
-        } else if catch_up && multipv == 1 {
-            let deepest = shared.deepest.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(deeper) = deepest.as_ref().filter(|d| d.0 > depth) {
-                // A helper is ahead: go on from its iteration.
-                (depth, roots) = (deeper.0, deeper.1.clone());
-                w.seldepth = deeper.2;
-                done = deepest.clone();
-                drop(deepest);
-                w.flush_nodes();
-                on_info(&line_info(w.control, depth, w.seldepth, 1, &roots[0]));
-            }
-        }
         let best = Score(roots[0].score);
         // A forced result proven with depth to spare: deeper search will not change it. A
         // timed search answers now; analysis, pondering and node budgets go on.

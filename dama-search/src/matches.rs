@@ -56,6 +56,14 @@ impl LevelPlayer {
         self.engine.set_book(None);
         self
     }
+
+    /// The same player probing `endgames` (by default the small in-memory tables,
+    /// [`Endgames::memory_only`](crate::Endgames::memory_only)).
+    #[must_use]
+    pub fn with_endgames(mut self, endgames: crate::Endgames) -> LevelPlayer {
+        self.engine.set_endgames(endgames);
+        self
+    }
 }
 
 impl Player for LevelPlayer {
@@ -106,6 +114,13 @@ impl SearchPlayer {
     #[must_use]
     pub fn with_knobs(mut self, knobs: crate::Knobs) -> SearchPlayer {
         self.engine.set_knobs(knobs);
+        self
+    }
+
+    /// The same player probing `endgames` (see [`LevelPlayer::with_endgames`]).
+    #[must_use]
+    pub fn with_endgames(mut self, endgames: crate::Endgames) -> SearchPlayer {
+        self.engine.set_endgames(endgames);
         self
     }
 

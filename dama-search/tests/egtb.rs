@@ -58,6 +58,34 @@ fn won_endings_with_men_are_converted() {
 }
 
 #[test]
+fn won_endings_with_men_are_converted_against_a_perfect_defender() {
+    // The engine at depth 5 for White; for Black the tables' move that keeps the longest
+    // loss (what `dama egtb convert` does with the files, on many more positions).
+    let tables = Memory::<Italian>::new(4);
+    for name in ["KK-KM", "KM-M"] {
+        for start in won_starts(name, 2) {
+            let mut game = Game::from_position(Variant::Italian, start);
+            let mut engine = Engine::with_hash(4);
+            while game.outcome().is_none() && game.moves().len() < 300 {
+                let m = if game.position().turn() == Color::White {
+                    engine.search(&game, &Limits::depth(5)).best
+                } else {
+                    tables.best_move(game.position())
+                };
+                game.play(m.expect("a legal move")).unwrap();
+            }
+            assert_eq!(
+                game.outcome(),
+                Some(Outcome::Win(Color::White)),
+                "{name}: {} after {} plies",
+                start.fen(),
+                game.moves().len()
+            );
+        }
+    }
+}
+
+#[test]
 fn a_table_win_is_reported_as_such_and_the_move_keeps_it() {
     let start = won_starts("KK-KM", 1)[0];
     let game = Game::from_position(Variant::Italian, start);

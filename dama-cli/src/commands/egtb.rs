@@ -1,7 +1,7 @@
 //! `dama egtb`: build, probe, list and verify the endgame tables.
 
 use std::collections::HashMap;
-use std::io::{self, BufRead, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -30,7 +30,34 @@ pub fn run(action: EgtbAction) -> Result<Status, CliError> {
         } => build(args.variant, &dir_of(&args), pieces, threads),
         EgtbAction::Probe { args, fen, stdin } => probe(args.variant, &dir_of(&args), fen, stdin),
         EgtbAction::Info { args } => info(args.variant, &dir_of(&args)),
-        EgtbAction::Verify { args, pieces } => verify(args.variant, &dir_of(&args), pieces),
+        EgtbAction::Verify {
+            args,
+            pieces,
+            class,
+            threads,
+        } => verify(args.variant, &dir_of(&args), pieces, &class, threads),
+        EgtbAction::Convert {
+            args,
+            positions,
+            pieces,
+            nodes,
+            min_distance,
+            no_tables,
+            seed,
+            threads,
+        } => super::convert::run(
+            &dir_of(&args),
+            &super::convert::Options {
+                variant: args.variant,
+                positions,
+                pieces,
+                nodes,
+                min_distance,
+                no_tables,
+                seed,
+                threads,
+            },
+        ),
     }
 }
 
@@ -129,8 +156,8 @@ fn probe(
     let out = io::stdout();
     let mut out = BufWriter::new(out.lock());
     let mut status = Status::Ok;
-    let mut answer = |text: &str, out: &mut dyn Write| -> Result<(), CliError> {
-        match probe_line(&tables, variant, text) {
+    let mut answer = |line: Result<&str, String>| -> Result<(), CliError> {
+        match line.and_then(|text| probe_line(&tables, variant, text)) {
             Ok(line) => writeln!(out, "{line}"),
             Err(why) => {
                 status = Status::BadInput;
@@ -139,29 +166,10 @@ fn probe(
         }
         .map_err(CliError::Output)
     };
-    if !stdin {
-        answer(fen_text.as_deref().unwrap_or(""), &mut out)?;
+    if stdin {
+        super::each_stdin_line(&mut answer)?;
     } else {
-        let mut input = io::stdin().lock();
-        let mut line = Vec::new();
-        for number in 1.. {
-            line.clear();
-            if input
-                .read_until(b'\n', &mut line)
-                .map_err(CliError::Input)?
-                == 0
-            {
-                break;
-            }
-            let line = line.strip_suffix(b"\n").unwrap_or(&line);
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            match std::str::from_utf8(line) {
-                Ok(text) => answer(text, &mut out)?,
-                Err(_) => {
-                    writeln!(out, "error: line {number}: not UTF-8").map_err(CliError::Output)?;
-                }
-            }
-        }
+        answer(Ok(fen_text.as_deref().unwrap_or("")))?;
     }
     out.flush().map_err(CliError::Output)?;
     Ok(status)
@@ -241,33 +249,82 @@ fn info(variant: Variant, dir: &Path) -> Result<Status, CliError> {
     Ok(status)
 }
 
-fn verify(variant: Variant, dir: &Path, pieces: Option<u32>) -> Result<Status, CliError> {
+fn verify(
+    variant: Variant,
+    dir: &Path,
+    pieces: Option<u32>,
+    only: &[String],
+    threads: usize,
+) -> Result<Status, CliError> {
     let tables = Tables::open(dir).map_err(egtb_error)?;
     let pieces = pieces.unwrap_or(7).min(7);
-    let mut status = Status::Ok;
-    let mut any = false;
-    let out = io::stdout();
-    let mut out = BufWriter::new(out.lock());
-    for m in all_classes(pieces) {
-        if !matches!(tables.header(variant, m), Ok(Some(_)) | Err(_)) {
-            continue;
+    let mut wanted = Vec::new();
+    for name in only {
+        let m: Material = name.parse().map_err(egtb_error)?;
+        if m.pieces() > 7 || !m.is_table() {
+            return Err(CliError::Usage(format!(
+                "{name:?} is not a table class: expected up to 7 pieces, each side with one"
+            )));
         }
-        any = true;
-        let line = match tables.verify(variant, m) {
-            Ok(n) => format!("{m} ok {n}"),
-            Err(e) => {
-                status = Status::Negative;
-                format!("{m} error: {e}")
-            }
-        };
-        writeln!(out, "{line}").map_err(CliError::Output)?;
-        out.flush().map_err(CliError::Output)?;
+        wanted.push(m);
     }
-    if !any {
+    let classes: Vec<Material> = all_classes(pieces)
+        .into_iter()
+        .filter(|m| wanted.is_empty() || wanted.contains(m))
+        .filter(|&m| matches!(tables.header(variant, m), Ok(Some(_)) | Err(_)))
+        .collect();
+    if classes.is_empty() {
         return Err(CliError::Usage(format!(
-            "no {variant} tables in {}: build them with `dama egtb build`",
+            "no {variant} tables{} in {}: build them with `dama egtb build`",
+            if only.is_empty() {
+                String::new()
+            } else {
+                format!(" of {}", only.join(","))
+            },
             variant_dir(dir, variant).display()
         )));
     }
-    Ok(status)
+    // Workers take the classes in order; the lines come out as classes finish.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let out = std::sync::Mutex::new(io::stdout());
+    let work = || -> Result<(), CliError> {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&m) = classes.get(i) else {
+                return Ok(());
+            };
+            let t = Instant::now();
+            let line = match tables.verify(variant, m) {
+                Ok(n) => format!("{m} ok {n} ({:.1} s)", t.elapsed().as_secs_f64()),
+                Err(e) => {
+                    failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                    format!("{m} error: {e}")
+                }
+            };
+            let out = out.lock().unwrap_or_else(|e| e.into_inner());
+            let mut out = out.lock();
+            writeln!(out, "{line}")
+                .and_then(|_| out.flush())
+                .map_err(CliError::Output)?;
+        }
+    };
+    let results: Vec<Result<(), CliError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.clamp(1, 64)).map(|_| s.spawn(work)).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(CliError::Internal("a verify thread panicked".into())))
+            })
+            .collect()
+    });
+    for r in results {
+        r?;
+    }
+    Ok(if failed.into_inner() {
+        Status::Negative
+    } else {
+        Status::Ok
+    })
 }

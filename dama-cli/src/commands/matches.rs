@@ -24,7 +24,7 @@ use dama_search::matches::{
     italian_openings, play_match_streaming, EloBound, GameRecord, LevelPlayer, MatchConfig,
     MatchResult, Player, SearchPlayer,
 };
-use dama_search::{Level, Limits};
+use dama_search::{Endgames, Level, Limits};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -103,6 +103,27 @@ pub struct Options {
     pub shard: Option<(usize, usize)>,
     pub seed: u64,
     pub variant: Variant,
+    /// Each player's endgame tables: `memory`, `none` or a directory.
+    pub egtb: [String; 2],
+}
+
+/// The endgame tables named on the command line: `memory`, `none` or a directory holding
+/// tables of `variant`.
+fn endgames(text: &str, variant: Variant) -> Result<Endgames, CliError> {
+    match text {
+        "memory" => Ok(Endgames::memory_only()),
+        "none" => Ok(Endgames::none()),
+        dir => {
+            let e = Endgames::from_dir(Path::new(dir), false);
+            if e.file_pieces(variant) == 0 {
+                return Err(CliError::Usage(format!(
+                    "{dir:?}: no complete set of {variant} endgame tables there: expected \
+                     memory, none or a directory that `dama egtb build` filled"
+                )));
+            }
+            Ok(e)
+        }
+    }
 }
 
 /// Reads `K/N` (1 <= K <= N).
@@ -116,20 +137,26 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     Ok((k, n))
 }
 
-fn factory(spec: &PlayerSpec, extra: Limits, seed: u64) -> impl Fn() -> Box<dyn Player> + Sync {
+fn factory(
+    spec: &PlayerSpec,
+    extra: Limits,
+    seed: u64,
+    tables: Endgames,
+) -> impl Fn() -> Box<dyn Player> + Sync {
     let spec = spec.clone();
     let counter = std::sync::atomic::AtomicU64::new(0);
     move || -> Box<dyn Player> {
         let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         match &spec {
             PlayerSpec::Level(level, book) => {
-                let player = LevelPlayer::new(*level, extra, seed + n);
+                let player =
+                    LevelPlayer::new(*level, extra, seed + n).with_endgames(tables.clone());
                 Box::new(if *book { player } else { player.without_book() })
             }
             PlayerSpec::Search(name, limits) => {
                 let mut limits = *limits;
                 limits.nodes = limits.nodes.or(extra.nodes);
-                Box::new(SearchPlayer::new(name.clone(), limits, 16))
+                Box::new(SearchPlayer::new(name.clone(), limits, 16).with_endgames(tables.clone()))
             }
             PlayerSpec::Hub(command) => {
                 let mut words = command.split_whitespace().map(String::from);
@@ -265,8 +292,18 @@ pub fn run(o: Options) -> Result<Status, CliError> {
         parallel: o.concurrency.max(1),
         ..MatchConfig::default()
     };
-    let first = factory(&o.first, extra, o.seed.wrapping_mul(2) + 1);
-    let second = factory(&o.second, extra, o.seed.wrapping_mul(2) + 1_000_003);
+    let first = factory(
+        &o.first,
+        extra,
+        o.seed.wrapping_mul(2) + 1,
+        endgames(&o.egtb[0], o.variant)?,
+    );
+    let second = factory(
+        &o.second,
+        extra,
+        o.seed.wrapping_mul(2) + 1_000_003,
+        endgames(&o.egtb[1], o.variant)?,
+    );
     // Games ended so far, on stderr when it is a terminal.
     let progress = Progress::count(config.games as u64, "games");
     let pdn = match &o.pdn {

@@ -4,6 +4,7 @@ mod analyze;
 mod bench;
 mod board;
 mod book;
+mod convert;
 mod egtb;
 mod matches;
 mod moves;
@@ -94,6 +95,8 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             shard,
             seed,
             variant,
+            egtb1,
+            egtb2,
         } => matches::run(matches::Options {
             first: player1.parse().map_err(CliError::Usage)?,
             second: player2.parse().map_err(CliError::Usage)?,
@@ -107,6 +110,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             shard,
             seed,
             variant,
+            egtb: [egtb1, egtb2],
         }),
         Command::Board {
             position,
@@ -222,4 +226,29 @@ fn game_of(p: &PositionArgs) -> Result<dama_rules::Game, CliError> {
 /// The position of a `--fen` argument, or the start position.
 fn position(text: Option<&str>) -> Result<Position, Error> {
     text.map_or(Ok(Position::start()), fen::parse)
+}
+
+/// Calls `f` with each line of standard input, without its `\n` or `\r\n`: the text, or
+/// `line N: not UTF-8` for a line that is not text (the caller prints it as an error and
+/// goes on). The stdin loops of `dama moves --stdin` and `dama egtb probe --stdin`.
+pub(crate) fn each_stdin_line(
+    mut f: impl FnMut(Result<&str, String>) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    use std::io::BufRead;
+    let mut input = std::io::stdin().lock();
+    let mut line = Vec::new();
+    for number in 1.. {
+        line.clear();
+        if input
+            .read_until(b'\n', &mut line)
+            .map_err(CliError::Input)?
+            == 0
+        {
+            break;
+        }
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        f(std::str::from_utf8(text).map_err(|_| format!("line {number}: not UTF-8")))?;
+    }
+    Ok(())
 }

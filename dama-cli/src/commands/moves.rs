@@ -1,6 +1,6 @@
 //! `dama moves`: the legal moves of a position.
 
-use std::io::{self, BufRead, BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 
 use dama_rules::notation::{fen, pdn_move_for};
 use dama_rules::{Move, Position, Variant};
@@ -37,23 +37,12 @@ pub fn run(
         return Ok(Status::Ok);
     }
     let mut status = Status::Ok;
-    let mut input = io::stdin().lock();
-    let mut line = Vec::new();
-    for number in 1.. {
-        line.clear();
-        if input
-            .read_until(b'\n', &mut line)
-            .map_err(CliError::Input)?
-            == 0
-        {
-            break;
-        }
-        let answer = match std::str::from_utf8(trim_newline(&line)) {
-            Err(_) => Err(format!("line {number}: not UTF-8")),
-            Ok(text) => fen::parse(text)
+    super::each_stdin_line(|line| {
+        let answer = line.and_then(|text| {
+            fen::parse(text)
                 .map(|pos| texts(variant, &pos, format).join(" "))
-                .map_err(|err| err.to_string()),
-        };
+                .map_err(|err| err.to_string())
+        });
         match answer {
             Ok(moves) => writeln!(out, "{moves}"),
             Err(why) => {
@@ -61,14 +50,8 @@ pub fn run(
                 writeln!(out, "error: {why}")
             }
         }
-        .map_err(CliError::Output)?;
-    }
+        .map_err(CliError::Output)
+    })?;
     out.flush().map_err(CliError::Output)?;
     Ok(status)
-}
-
-/// `line` without its `\n` or `\r\n`.
-fn trim_newline(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
 }

@@ -1,0 +1,3 @@
+//! Helpers shared by the tests and examples.
+
+pub mod independent;
