@@ -36,50 +36,22 @@ import urllib.request
 
 from playwright.sync_api import sync_playwright
 
+import serving
+
 DEADLINE = 150  # seconds for the whole test
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "review.pdn")
 DEPTH = 4  # the review's budget per position, small to keep the test quick
 
 
-class Server:
-    """A `dama serve` on a free loopback port."""
+class Server(serving.Server):
+    """A `dama serve` whose API requests may take a review's time."""
 
     def __init__(self, binary):
-        self.proc = subprocess.Popen(
-            [binary, "serve", "--port", "0", "--memory"], stdout=subprocess.PIPE, text=True
-        )
-        line = self.proc.stdout.readline()
-        match = re.search(r"http://\S+/", line)
-        if not match:
-            self.proc.kill()
-            raise SystemExit(f"dama serve printed no address: {line!r}")
-        self.url = match.group(0)
-
-    def api(self, path, method="GET", body=None):
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + path.lstrip("/"), data=data, method=method)
-        req.add_header("content-type", "application/json")
-        try:
-            with urllib.request.urlopen(req, timeout=60) as res:
-                return res.status, json.loads(res.read() or b"null")
-        except urllib.error.HTTPError as err:
-            return err.code, json.loads(err.read() or b"null")
-
-    def stop(self):
-        self.proc.send_signal(2)  # Ctrl-C
-        try:
-            code = self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            raise SystemExit("dama serve did not stop within 10 s of Ctrl-C")
-        if code != 0:
-            raise SystemExit(f"dama serve exited with status {code} after Ctrl-C")
+        super().__init__(binary, timeout=60)
 
 
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
+check = serving.check
 
 
 def data(page, key):
