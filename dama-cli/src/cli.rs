@@ -271,7 +271,7 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         concurrency: usize,
         /// Openings: one a line, the moves from the start (`22-18 10-14 ...`) or a FEN to
         /// start from; or a PDN file, each game an opening (its moves, from its FEN tag);
-        /// by default the built-in balanced Italian openings.
+        /// by default the built-in balanced Italian openings (other variants: every three-ply line).
         #[arg(long)]
         openings: Option<PathBuf>,
         /// Write every game to this PDN file.
@@ -379,7 +379,8 @@ The signature (total nodes) is the same on every machine for the same code.")]
     #[command(after_help = "Examples:
   dama tune gen --games 20000 --nodes 1500 --threads 2 --out s.samples
   dama tune gen --games 20000 --shard 3/10 --out s3.samples     one part of ten
-  dama tune fit s*.samples --threads 2 --out italian.weights")]
+  dama tune fit s*.samples --threads 2 --out italian.weights
+  dama tune gen --variant spanish --games 16000 --nodes 1000 --out es.samples")]
     Tune {
         #[command(subcommand)]
         action: TuneAction,
@@ -404,6 +405,10 @@ The signature (total nodes) is the same on every machine for the same code.")]
 pub enum TuneAction {
     /// Self-play games at a fixed node budget, written as a sample file.
     Gen {
+        /// The rules of the games (Italian starts from the built-in balanced openings, the
+        /// others from every two-ply line).
+        #[arg(long, default_value = "italian", value_parser = variant_parser())]
+        variant: Variant,
         /// Games in the whole run (all shards together).
         #[arg(long, default_value_t = 1000)]
         games: usize,
@@ -453,7 +458,8 @@ pub enum TuneAction {
         /// Fit the features only (no patterns).
         #[arg(long)]
         no_patterns: bool,
-        /// Start from this weights file (default: the previous release's features, no patterns).
+        /// Start from this weights file (default: the previous release's weights of the
+        /// samples' variant, features only: for Spanish and Czech the hand-set ones).
         #[arg(long)]
         from: Option<PathBuf>,
         /// Threads (default: the number of processors).

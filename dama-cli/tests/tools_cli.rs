@@ -616,3 +616,42 @@ fn book_files_are_built_extended_and_refused_when_damaged() {
     );
     std::fs::remove_file(&path).unwrap();
 }
+
+#[test]
+fn a_spanish_match_starts_from_three_ply_lines_and_players_take_knobs() {
+    let path = temp("spanish.pdn");
+    let o = dama(
+        &[
+            "match",
+            "nodes:300",
+            "nodes:300/hand=1",
+            "--variant",
+            "spanish",
+            "--games",
+            "4",
+            "--pdn",
+            path.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let games: Vec<_> =
+        dama_rules::notation::pdn::Reader::new(text.as_bytes(), dama_rules::Variant::Spanish)
+            .map(|g| g.expect("a PDN game the match wrote"))
+            .collect();
+    assert_eq!(games.len(), 4);
+    assert!(games.iter().all(|g| g.variant == dama_rules::Variant::Spanish));
+    assert!(text.contains("[White \"nodes:300/hand=1\"]"), "{text}");
+    // Each pair plays one line with both colours; the two pairs play different lines.
+    let opening = |i: usize| games[i].moves[..3].to_vec();
+    assert_eq!(opening(0), opening(1));
+    assert_eq!(opening(2), opening(3));
+    assert_ne!(opening(0), opening(2));
+
+    let o = dama(&["match", "nodes:300/hand=2x", "depth:1"], None);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("nodes:300/hand=2x") && e.contains("expected a number"), "{e}");
+}

@@ -169,6 +169,42 @@ pub fn italian_openings() -> Vec<Vec<Move>> {
     out
 }
 
+/// Every line of `plies` moves from `variant`'s start position, in move-generation order:
+/// the openings of variants without a built-in balanced set (a line that ends the game early
+/// is left out).
+///
+/// ```
+/// use dama_rules::Variant;
+/// use dama_search::matches::opening_lines;
+/// // Seven first moves, each with seven replies.
+/// assert_eq!(opening_lines(Variant::Spanish, 1).len(), 7);
+/// assert_eq!(opening_lines(Variant::Spanish, 2).len(), 49);
+/// ```
+pub fn opening_lines(variant: Variant, plies: usize) -> Vec<Vec<Move>> {
+    fn extend(game: &mut Game, left: usize, line: &mut Vec<Move>, out: &mut Vec<Vec<Move>>) {
+        if left == 0 {
+            out.push(line.clone());
+            return;
+        }
+        if game.outcome().is_some() {
+            return;
+        }
+        let legal = game.legal_moves().clone();
+        for &m in legal.iter() {
+            if game.play(m).is_ok() {
+                line.push(m);
+                extend(game, left - 1, line, out);
+                line.pop();
+                game.undo();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut game = Game::from_position(variant, Position::start());
+    extend(&mut game, plies, &mut Vec::new(), &mut out);
+    out
+}
+
 /// How a match is played.
 #[derive(Clone, Debug)]
 pub struct MatchConfig {

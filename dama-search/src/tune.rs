@@ -1,8 +1,9 @@
-//! Fitting the Italian evaluation to self-play results by logistic regression (what
+//! Fitting an evaluation to self-play results by logistic regression (what
 //! `dama tune gen` and `dama tune fit` run; see docs/tuning.md).
 //!
-//! 1. [`generate`]: self-play games at a fixed node budget, each from a built-in opening
-//!    (cycling through them) plus a few random plies; every
+//! 1. [`generate`]: self-play games at a fixed node budget, each from an opening (cycling
+//!    through them: the built-in balanced set in Italian, every two-ply line from the start
+//!    in the other variants, see [`crate::matches::opening_lines`]) plus a few random plies; every
 //!    position with no capture pending for either side is kept with the game's result, in
 //!    the compact sample file below (the engine plays both sides; the random plies make
 //!    the games differ). Game `i` depends only on `i`, so `--shard K/N` (the games
@@ -12,34 +13,37 @@
 //!    log loss of `sigmoid(eval / K)`, with an L2 penalty on the patterns; every
 //!    [`FitConfig::holdout`]-th game is held out to measure the loss on unseen games.
 //!
-//! # The sample file (version 1)
+//! # The sample file (version 2)
 //!
-//! `DAMASAMP`, then the version as a little-endian `u32`, then the games one after another:
+//! `DAMASAMP`, then the version as a little-endian `u32`, then the variant (`u8`, its place
+//! in [`Variant::ALL`]: 0 Italian, 1 Spanish, 2 Czech, ...), then the games one after another:
 //! the result (`u8`: 0 Black won, 1 draw, 2 White won), the number of positions (`u16`
 //! little-endian), and per position the White, Black and king squares as `u32` bit sets
 //! (bit `n - 1` for square `n`) and the side to move (`u8`: 0 White, 1 Black): 13 bytes.
+//! Version 1 is the same without the variant byte, and is read as Italian.
 //!
 //! ```
 //! use dama_search::tune::{generate, read_samples, GenConfig};
 //! let config = GenConfig { games: 2, nodes: 200, ..GenConfig::default() };
 //! let mut file = Vec::new();
 //! let stats = generate(&config, &mut file, &|_| {}).unwrap();
-//! let games = read_samples(&file).unwrap();
-//! assert_eq!(games.len(), 2);
-//! assert_eq!(games.iter().map(|g| g.positions.len()).sum::<usize>(), stats.positions);
+//! let samples = read_samples(&file).unwrap();
+//! assert_eq!(samples.variant, dama_rules::Variant::Italian);
+//! assert_eq!(samples.games.len(), 2);
+//! let positions: usize = samples.games.iter().map(|g| g.positions.len()).sum();
+//! assert_eq!(positions, stats.positions);
 //! ```
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use dama_rules::variant::Italian;
-use dama_rules::{Bitboard, Color, Game, Outcome, Position, Square};
+use dama_rules::{Bitboard, Color, Game, Outcome, Position, Square, Variant};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::eval::{feature, features, phase, PHASES, SCALE};
-use crate::matches::italian_openings;
+use crate::matches::{italian_openings, opening_lines};
 use crate::pattern::{self, free_slot, ENTRIES, FREE_WINDOWS, WINDOWS};
 use crate::weights::Weights;
 use crate::{Engine, Error, Knobs, Limits};
@@ -47,11 +51,13 @@ use crate::{Engine, Error, Knobs, Limits};
 /// The sample file's first bytes.
 pub const SAMPLE_MAGIC: &[u8; 8] = b"DAMASAMP";
 /// The sample file format's version.
-pub const SAMPLE_VERSION: u32 = 1;
+pub const SAMPLE_VERSION: u32 = 2;
 
 /// How [`generate`] plays.
 #[derive(Clone, Debug)]
 pub struct GenConfig {
+    /// The rules of the games.
+    pub variant: Variant,
     /// Games in the whole run (all shards).
     pub games: usize,
     /// The node budget of every move.
@@ -71,6 +77,7 @@ pub struct GenConfig {
 impl Default for GenConfig {
     fn default() -> GenConfig {
         GenConfig {
+            variant: Variant::Italian,
             games: 1000,
             nodes: 2000,
             random_plies: 4,
@@ -93,6 +100,15 @@ pub struct GenStats {
     pub results: [usize; 3],
 }
 
+/// A sample file's contents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Samples {
+    /// The rules the games were played by.
+    pub variant: Variant,
+    /// The games.
+    pub games: Vec<SampleGame>,
+}
+
 /// A game's kept positions and its result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SampleGame {
@@ -112,13 +128,17 @@ pub fn generate(
     out: &mut (dyn Write + Send),
     progress: &(dyn Fn(usize) + Sync),
 ) -> std::io::Result<GenStats> {
-    let openings = italian_openings();
+    let openings = match config.variant {
+        Variant::Italian => italian_openings(),
+        v => opening_lines(v, 2),
+    };
     let (k, n) = (config.shard.0.max(1), config.shard.1.max(1));
     let mine: Vec<usize> = (0..config.games).filter(|i| i % n == k - 1).collect();
     let next = AtomicUsize::new(0);
     let stats = Mutex::new(GenStats::default());
     out.write_all(SAMPLE_MAGIC)?;
     out.write_all(&SAMPLE_VERSION.to_le_bytes())?;
+    out.write_all(&[variant_code(config.variant)])?;
     let out = Mutex::new(out);
     let failed = Mutex::new(None);
     std::thread::scope(|s| {
@@ -155,7 +175,15 @@ pub fn generate(
     Ok(stats.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
-/// Game `i` of a run: built-in opening `i` (cycling), `random_plies` random plies seeded by
+/// The variant's byte in the sample file.
+fn variant_code(variant: Variant) -> u8 {
+    Variant::ALL
+        .iter()
+        .position(|&v| v == variant)
+        .map_or(0, |i| i as u8)
+}
+
+/// Game `i` of a run: opening `i` (cycling), `random_plies` random plies seeded by
 /// `seed + i`, then the engine against itself.
 fn play_game(
     engine: &mut Engine,
@@ -164,7 +192,7 @@ fn play_game(
     config: &GenConfig,
 ) -> SampleGame {
     let mut rng = ChaCha8Rng::seed_from_u64(config.seed.wrapping_add(i as u64));
-    let mut game = Game::new();
+    let mut game = Game::from_position(config.variant, Position::start());
     if let Some(opening) = openings.get(i % openings.len().max(1)) {
         for &m in opening {
             if game.play(m).is_err() {
@@ -186,7 +214,10 @@ fn play_game(
             break outcome;
         }
         let pos = *game.position();
-        if !pos.must_capture::<Italian>() && !pos.with_turn(!pos.turn()).must_capture::<Italian>() {
+        let quiet = dama_rules::with_rules!(config.variant, R => {
+            !pos.must_capture::<R>() && !pos.with_turn(!pos.turn()).must_capture::<R>()
+        });
+        if quiet {
             positions.push(pos);
         }
         let r = engine.search(&game, &Limits::nodes(config.nodes));
@@ -237,9 +268,9 @@ fn encode_game(game: &SampleGame) -> Vec<u8> {
 /// Reads a sample file (see the module docs).
 ///
 /// # Errors
-/// [`Error::BadSamples`] when the bytes are not a version-1 sample file, are cut short, or
-/// hold an impossible position; the error says at which byte.
-pub fn read_samples(bytes: &[u8]) -> Result<Vec<SampleGame>, Error> {
+/// [`Error::BadSamples`] when the bytes are not a version-1 or version-2 sample file, are
+/// cut short, or hold an impossible position; the error says at which byte.
+pub fn read_samples(bytes: &[u8]) -> Result<Samples, Error> {
     let bad = |why: String| Error::BadSamples { why };
     if bytes.len() < 12 || &bytes[..8] != SAMPLE_MAGIC {
         return Err(bad(
@@ -247,15 +278,32 @@ pub fn read_samples(bytes: &[u8]) -> Result<Vec<SampleGame>, Error> {
         ));
     }
     let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if version != SAMPLE_VERSION {
-        return Err(bad(format!(
-            "version {version}: expected version {SAMPLE_VERSION}"
-        )));
-    }
+    let (variant, mut at) = match version {
+        1 => (Variant::Italian, 12),
+        2 => {
+            let code = bytes.get(12).copied().ok_or_else(|| {
+                bad("the header is cut short at byte 12: expected the variant".into())
+            })?;
+            let variant = Variant::ALL
+                .get(usize::from(code))
+                .copied()
+                .ok_or_else(|| {
+                    bad(format!(
+                        "variant {code} at byte 12: expected 0 to {}",
+                        Variant::ALL.len() - 1
+                    ))
+                })?;
+            (variant, 13)
+        }
+        _ => {
+            return Err(bad(format!(
+                "version {version}: expected version 1 or {SAMPLE_VERSION}"
+            )))
+        }
+    };
     let word =
         |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let mut games = Vec::new();
-    let mut at = 12;
     while at < bytes.len() {
         if at + 3 > bytes.len() {
             return Err(bad(format!("a game header cut short at byte {at}")));
@@ -297,7 +345,7 @@ pub fn read_samples(bytes: &[u8]) -> Result<Vec<SampleGame>, Error> {
         }
         games.push(SampleGame { result, positions });
     }
-    Ok(games)
+    Ok(Samples { variant, games })
 }
 
 /// How [`fit`] works.
@@ -630,13 +678,13 @@ mod tests {
         let stats = generate(&config, &mut out, &|_| {}).expect("writing to memory");
         // Games 1 and 4.
         assert_eq!(stats.games, 2);
-        assert_eq!(read_samples(&out).expect("a good file").len(), 2);
+        assert_eq!(read_samples(&out).expect("a good file").games.len(), 2);
     }
 
     #[test]
     fn a_sample_file_round_trips_and_bad_ones_are_refused() {
         let file = sample_file(2);
-        let games = read_samples(&file).expect("a good file");
+        let games = read_samples(&file).expect("a good file").games;
         assert_eq!(games.len(), 2);
         assert!(games.iter().all(|g| !g.positions.is_empty()));
         let e = read_samples(&file[..file.len() - 1])
@@ -644,16 +692,27 @@ mod tests {
             .to_string();
         assert!(e.contains("cut short"), "{e}");
         let e = read_samples(b"DAMASAMPxxxx").unwrap_err().to_string();
-        assert!(e.contains("expected version 1"), "{e}");
+        assert!(e.contains("expected version 1 or 2"), "{e}");
         let mut broken = file.clone();
-        broken[12] = 7;
+        broken[13] = 7;
         let e = read_samples(&broken).unwrap_err().to_string();
-        assert!(e.contains("result 7 at byte 12"), "{e}");
+        assert!(e.contains("result 7 at byte 13"), "{e}");
+        let mut foreign = file.clone();
+        foreign[12] = 99;
+        let e = read_samples(&foreign).unwrap_err().to_string();
+        assert!(e.contains("variant 99 at byte 12"), "{e}");
+        // Version 1 (no variant byte) is read as Italian.
+        let mut old = file[..12].to_vec();
+        old[8] = 1;
+        old.extend_from_slice(&file[13..]);
+        let read = read_samples(&old).expect("a version-1 file");
+        assert_eq!(read.variant, Variant::Italian);
+        assert_eq!(read.games, games);
     }
 
     #[test]
     fn fitting_lowers_the_training_loss() {
-        let games = read_samples(&sample_file(6)).expect("a good file");
+        let games = read_samples(&sample_file(6)).expect("a good file").games;
         let config = FitConfig {
             epochs: 30,
             holdout: 3,
@@ -666,6 +725,50 @@ mod tests {
         assert!(r.after[0] < r.before[0], "{:?} -> {:?}", r.before, r.after);
         assert!(r.weights.has_patterns());
         assert_eq!(r.weights.features[feature::MAN], 3200);
+    }
+
+    #[test]
+    fn other_variants_start_from_their_own_lines_and_say_so() {
+        for variant in [Variant::Spanish, Variant::Czech] {
+            let config = GenConfig {
+                variant,
+                games: 6,
+                nodes: 200,
+                random_plies: 0,
+                threads: 2,
+                ..GenConfig::default()
+            };
+            let mut out = Vec::new();
+            generate(&config, &mut out, &|_| {}).expect("writing to memory");
+            let samples = read_samples(&out).expect("a good file");
+            assert_eq!(samples.variant, variant);
+            assert_eq!(samples.games.len(), 6);
+            // Without random plies, game i's first position is the one after the variant's
+            // line i, where that one is kept (no capture pending for either side).
+            let mut checked = 0;
+            for (i, line) in opening_lines(variant, 2).iter().take(6).enumerate() {
+                let mut game = Game::from_position(variant, Position::start());
+                for &m in line {
+                    game.play(m).expect("a legal opening");
+                }
+                let pos = *game.position();
+                let quiet = dama_rules::with_rules!(variant, R => {
+                    !pos.must_capture::<R>() && !pos.with_turn(!pos.turn()).must_capture::<R>()
+                });
+                if quiet {
+                    let first = samples
+                        .games
+                        .iter()
+                        .find(|g| g.positions.first() == Some(&pos));
+                    assert!(
+                        first.is_some(),
+                        "{variant:?}: no game starts after line {i}"
+                    );
+                    checked += 1;
+                }
+            }
+            assert!(checked >= 2, "{variant:?}: {checked} quiet lines");
+        }
     }
 
     #[test]

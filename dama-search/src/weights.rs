@@ -1,10 +1,12 @@
 //! Evaluation weights per variant, in 1/32 of a hundredth of a man (see [`crate::eval`]).
 //!
 //! A [`Weights`] is a table of feature weights plus, optionally, the pattern tables (see
-//! [`crate::pattern`]). The Italian weights are data: the files `italian.weights` (the
-//! default: features only) and `italian-patterns.weights` (with patterns, the knob
-//! `patterns=1`), written by `dama tune fit` and embedded in the binary. The other variants use the hand-set values of
-//! strategy.md with flying kings valued far higher, and no patterns.
+//! [`crate::pattern`]). The Italian, Spanish and Czech weights are data: the files
+//! `italian.weights` (the default: features only), `italian-patterns.weights` (with
+//! patterns, the knob `patterns=1`), `spanish.weights` and `czech.weights`, written by
+//! `dama tune fit` and embedded in the binary. English, Russian and Brazilian use the
+//! hand-set values of strategy.md (with flying kings valued far higher), as the Spanish and
+//! Czech fits started from (the knob `hand=1`).
 //!
 //! # The weights file (version 1)
 //!
@@ -280,19 +282,32 @@ const ITALIAN_FILE: &[u8] = include_bytes!("italian.weights");
 /// default in fixed-node matches so far, and slower, so not the default.
 const ITALIAN_PATTERNS_FILE: &[u8] = include_bytes!("italian-patterns.weights");
 
-/// The embedded file `bytes`, or the classic weights if it were bad (a test checks both).
-fn embedded(bytes: &[u8]) -> Weights {
+/// The Spanish weights file, embedded: the hand-set features refitted by `dama tune fit
+/// --no-patterns` on Spanish self-play (docs/tuning.md).
+const SPANISH_FILE: &[u8] = include_bytes!("spanish.weights");
+/// The Czech weights file, embedded, made the same way.
+const CZECH_FILE: &[u8] = include_bytes!("czech.weights");
+
+/// The embedded file `bytes` of `variant`, or its classic weights if it were bad (a test
+/// checks every file).
+fn embedded(bytes: &[u8], variant: Variant) -> Weights {
     match Weights::from_bytes(bytes) {
         Ok(w) => w,
         Err(e) => {
-            tracing::error!("the embedded Italian weights: {e}; using the classic ones");
-            ITALIAN_CLASSIC_WEIGHTS.clone()
+            tracing::error!(
+                "the embedded {} weights: {e}; using the classic ones",
+                variant.name()
+            );
+            classic(variant).clone()
         }
     }
 }
 
-static ITALIAN: LazyLock<Weights> = LazyLock::new(|| embedded(ITALIAN_FILE));
-static ITALIAN_PATTERNS: LazyLock<Weights> = LazyLock::new(|| embedded(ITALIAN_PATTERNS_FILE));
+static ITALIAN: LazyLock<Weights> = LazyLock::new(|| embedded(ITALIAN_FILE, Variant::Italian));
+static ITALIAN_PATTERNS: LazyLock<Weights> =
+    LazyLock::new(|| embedded(ITALIAN_PATTERNS_FILE, Variant::Italian));
+static SPANISH: LazyLock<Weights> = LazyLock::new(|| embedded(SPANISH_FILE, Variant::Spanish));
+static CZECH: LazyLock<Weights> = LazyLock::new(|| embedded(CZECH_FILE, Variant::Czech));
 
 /// The weights of `variant` with the pattern tables, where it has them (Italian; the knob
 /// `patterns=1`); else [`for_variant`].
@@ -303,21 +318,24 @@ pub fn with_patterns(variant: Variant) -> &'static Weights {
     }
 }
 
-/// The weights of `variant` (for Italian, the embedded file).
+/// The weights of `variant` (for Italian, Spanish and Czech, the embedded files).
 pub fn for_variant(variant: Variant) -> &'static Weights {
     match variant {
         Variant::Italian => &ITALIAN,
+        Variant::Spanish => &SPANISH,
+        Variant::Czech => &CZECH,
         Variant::English => &SHORT_KINGS,
-        Variant::Spanish | Variant::Czech | Variant::Russian | Variant::Brazilian => &FLYING_KINGS,
+        Variant::Russian | Variant::Brazilian => &FLYING_KINGS,
     }
 }
 
-/// The previous release's weights of `variant`: for Italian the fitted features without
-/// patterns, kept to compare with the pattern evaluation in matches (the `classic` knob).
+/// The previous release's weights of `variant` (the `classic` knob, and where `dama tune
+/// fit` starts): for Italian the features fitted on other data, for the others the hand-set
+/// ones.
 pub fn classic(variant: Variant) -> &'static Weights {
     match variant {
         Variant::Italian => &ITALIAN_CLASSIC_WEIGHTS,
-        _ => for_variant(variant),
+        _ => hand_set(variant),
     }
 }
 
@@ -433,6 +451,21 @@ mod tests {
         let p = Weights::from_bytes(ITALIAN_PATTERNS_FILE).expect("the embedded pattern file");
         assert!(p.has_patterns());
         assert_eq!(p.features[feature::MAN], 3200);
+    }
+
+    #[test]
+    fn the_fitted_flying_king_files_load_and_differ_from_the_hand_set_ones() {
+        for (file, variant) in [
+            (SPANISH_FILE, Variant::Spanish),
+            (CZECH_FILE, Variant::Czech),
+        ] {
+            let w = Weights::from_bytes(file).expect("the embedded weights file");
+            assert_eq!(w.features[feature::MAN], 3200);
+            assert!(!w.has_patterns());
+            assert_eq!(for_variant(variant), &w);
+            assert_ne!(&w, hand_set(variant));
+            assert_eq!(classic(variant), hand_set(variant));
+        }
     }
 
     #[test]

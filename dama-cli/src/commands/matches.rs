@@ -21,10 +21,10 @@ use dama_rules::notation::fen;
 use dama_rules::notation::pdn::{GameResult, Reader};
 use dama_rules::{Game, Move, Position, Variant};
 use dama_search::matches::{
-    italian_openings, play_match_streaming, EloBound, GameRecord, LevelPlayer, MatchConfig,
-    MatchResult, Player, SearchPlayer,
+    italian_openings, opening_lines, play_match_streaming, EloBound, GameRecord, LevelPlayer,
+    MatchConfig, MatchResult, Player, SearchPlayer,
 };
-use dama_search::{Endgames, Level, Limits};
+use dama_search::{Endgames, Knobs, Level, Limits};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -40,8 +40,10 @@ use crate::exit::Status;
 pub enum PlayerSpec {
     /// `level:<name>`, or `level:<name>:nobook` to play without the opening book.
     Level(Level, bool),
-    /// `depth:N`, `nodes:N` or `time:S`: full strength under those limits.
-    Search(String, Limits),
+    /// `depth:N`, `nodes:N` or `time:S`: full strength under those limits, optionally
+    /// followed by `/switches` (the search's knobs, e.g. `nodes:20000/hand=1` to play the
+    /// hand-set weights), for comparing them.
+    Search(String, Limits, Knobs),
     /// `hub:<command>`: any Hub engine, launched as a subprocess.
     Hub(String),
 }
@@ -51,10 +53,16 @@ impl std::str::FromStr for PlayerSpec {
 
     fn from_str(s: &str) -> Result<PlayerSpec, String> {
         let (kind, value) = s.split_once(':').unwrap_or((s, ""));
+        let (value, knobs) = match value.split_once('/') {
+            Some((v, k)) if kind != "hub" => {
+                (v, k.parse::<Knobs>().map_err(|e| format!("{s:?}: {e}"))?)
+            }
+            _ => (value, Knobs::default()),
+        };
         let bad = || {
             format!(
                 "{s:?} is not a player: expected level:<novice..hard>[:nobook], depth:N, nodes:N, \
-                 time:SECONDS or hub:<command>"
+                 time:SECONDS (each with /knobs if wanted) or hub:<command>"
             )
         };
         match kind {
@@ -70,16 +78,17 @@ impl std::str::FromStr for PlayerSpec {
             }
             "depth" => value
                 .parse()
-                .map(|d| PlayerSpec::Search(s.into(), Limits::depth(d)))
+                .map(|d| PlayerSpec::Search(s.into(), Limits::depth(d), knobs))
                 .map_err(|_| bad()),
             "nodes" => value
                 .parse()
-                .map(|n| PlayerSpec::Search(s.into(), Limits::nodes(n)))
+                .map(|n| PlayerSpec::Search(s.into(), Limits::nodes(n), knobs))
                 .map_err(|_| bad()),
             "time" => match value.parse::<f64>() {
                 Ok(t) if t.is_finite() && t > 0.0 => Ok(PlayerSpec::Search(
                     s.into(),
                     Limits::move_time(Duration::from_secs_f64(t)),
+                    knobs,
                 )),
                 _ => Err(bad()),
             },
@@ -153,10 +162,14 @@ fn factory(
                     LevelPlayer::new(*level, extra, seed + n).with_endgames(tables.clone());
                 Box::new(if *book { player } else { player.without_book() })
             }
-            PlayerSpec::Search(name, limits) => {
+            PlayerSpec::Search(name, limits, knobs) => {
                 let mut limits = *limits;
                 limits.nodes = limits.nodes.or(extra.nodes);
-                Box::new(SearchPlayer::new(name.clone(), limits, 16).with_endgames(tables.clone()))
+                Box::new(
+                    SearchPlayer::new(name.clone(), limits, 16)
+                        .with_knobs(*knobs)
+                        .with_endgames(tables.clone()),
+                )
             }
             PlayerSpec::Hub(command) => {
                 let mut words = command.split_whitespace().map(String::from);
@@ -254,7 +267,11 @@ pub fn run(o: Options) -> Result<Status, CliError> {
             .into_iter()
             .map(|moves| (Position::start(), moves))
             .collect(),
-        None => Vec::new(),
+        // No built-in balanced set: every three-ply line from the start.
+        None => opening_lines(o.variant, 3)
+            .into_iter()
+            .map(|moves| (Position::start(), moves))
+            .collect(),
     };
     let pairs = o.games.div_ceil(2);
     // The whole match plays pair p from opening p (cycling); a shard plays the pairs p with

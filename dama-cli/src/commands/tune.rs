@@ -18,6 +18,7 @@ use crate::exit::Status;
 pub fn run(action: TuneAction) -> Result<Status, CliError> {
     match action {
         TuneAction::Gen {
+            variant,
             games,
             nodes,
             random_plies,
@@ -29,6 +30,7 @@ pub fn run(action: TuneAction) -> Result<Status, CliError> {
             out,
         } => {
             let config = GenConfig {
+                variant,
                 games,
                 nodes,
                 random_plies,
@@ -107,13 +109,28 @@ fn fit(
 ) -> Result<Status, CliError> {
     let start = Instant::now();
     let mut games = Vec::new();
+    let mut variant = None;
     for path in samples {
         let bytes = std::fs::read(path)
             .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
         let mut read = tune::read_samples(&bytes)
             .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
-        games.append(&mut read);
+        match variant {
+            Some((v, first)) if v != read.variant => {
+                return Err(CliError::Usage(format!(
+                    "{} holds {} games, {} holds {} games: expected sample files of one variant",
+                    path.display(),
+                    read.variant.name(),
+                    std::path::Path::display(first),
+                    Variant::name(v)
+                )))
+            }
+            Some(_) => {}
+            None => variant = Some((read.variant, path.as_path())),
+        }
+        games.append(&mut read.games);
     }
+    let variant = variant.map_or(Variant::Italian, |(v, _)| v);
     let from_weights;
     let initial: &Weights = match from {
         Some(path) => {
@@ -123,11 +140,12 @@ fn fit(
                 .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
             &from_weights
         }
-        None => weights::classic(Variant::Italian),
+        None => weights::classic(variant),
     };
     eprintln!(
-        "{} games read in {:.1} s",
+        "{} {} games read in {:.1} s",
         games.len(),
+        variant.name(),
         start.elapsed().as_secs_f64()
     );
     let progress = |epoch: usize, loss: f64| eprintln!("epoch {epoch}: training loss {loss:.5}");
