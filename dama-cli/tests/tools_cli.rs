@@ -642,7 +642,9 @@ fn a_spanish_match_starts_from_three_ply_lines_and_players_take_knobs() {
             .map(|g| g.expect("a PDN game the match wrote"))
             .collect();
     assert_eq!(games.len(), 4);
-    assert!(games.iter().all(|g| g.variant == dama_rules::Variant::Spanish));
+    assert!(games
+        .iter()
+        .all(|g| g.variant == dama_rules::Variant::Spanish));
     assert!(text.contains("[White \"nodes:300/hand=1\"]"), "{text}");
     // Each pair plays one line with both colours; the two pairs play different lines.
     let opening = |i: usize| games[i].moves[..3].to_vec();
@@ -653,5 +655,16 @@ fn a_spanish_match_starts_from_three_ply_lines_and_players_take_knobs() {
     let o = dama(&["match", "nodes:300/hand=2x", "depth:1"], None);
     assert!(!o.status.success());
     let e = stderr(&o);
-    assert!(e.contains("nodes:300/hand=2x") && e.contains("expected a number"), "{e}");
+    assert!(
+        e.contains("nodes:300/hand=2x") && e.contains("expected a number"),
+        "{e}"
+    );
+    // Levels take no switches.
+    let o = dama(&["match", "level:hard/hand=1", "depth:1"], None);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("\"level:hard/hand=1\" is not a player"),
+        "{}",
+        stderr(&o)
+    );
 }

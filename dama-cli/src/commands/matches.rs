@@ -54,7 +54,7 @@ impl std::str::FromStr for PlayerSpec {
     fn from_str(s: &str) -> Result<PlayerSpec, String> {
         let (kind, value) = s.split_once(':').unwrap_or((s, ""));
         let (value, knobs) = match value.split_once('/') {
-            Some((v, k)) if kind != "hub" => {
+            Some((v, k)) if matches!(kind, "depth" | "nodes" | "time") => {
                 (v, k.parse::<Knobs>().map_err(|e| format!("{s:?}: {e}"))?)
             }
             _ => (value, Knobs::default()),
