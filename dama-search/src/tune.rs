@@ -183,6 +183,13 @@ fn variant_code(variant: Variant) -> u8 {
         .map_or(0, |i| i as u8)
 }
 
+/// Whether `pos` is kept as a sample: no capture pending for either side by `variant`'s rules.
+fn quiet(pos: &Position, variant: Variant) -> bool {
+    dama_rules::with_rules!(variant, R => {
+        !pos.must_capture::<R>() && !pos.with_turn(!pos.turn()).must_capture::<R>()
+    })
+}
+
 /// Game `i` of a run: opening `i` (cycling), `random_plies` random plies seeded by
 /// `seed + i`, then the engine against itself.
 fn play_game(
@@ -214,10 +221,7 @@ fn play_game(
             break outcome;
         }
         let pos = *game.position();
-        let quiet = dama_rules::with_rules!(config.variant, R => {
-            !pos.must_capture::<R>() && !pos.with_turn(!pos.turn()).must_capture::<R>()
-        });
-        if quiet {
+        if quiet(&pos, config.variant) {
             positions.push(pos);
         }
         let r = engine.search(&game, &Limits::nodes(config.nodes));
@@ -752,10 +756,7 @@ mod tests {
                     game.play(m).expect("a legal opening");
                 }
                 let pos = *game.position();
-                let quiet = dama_rules::with_rules!(variant, R => {
-                    !pos.must_capture::<R>() && !pos.with_turn(!pos.turn()).must_capture::<R>()
-                });
-                if quiet {
+                if quiet(&pos, variant) {
                     let first = samples
                         .games
                         .iter()

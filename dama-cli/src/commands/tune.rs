@@ -109,7 +109,7 @@ fn fit(
 ) -> Result<Status, CliError> {
     let start = Instant::now();
     let mut games = Vec::new();
-    let mut variant = None;
+    let mut variant: Option<(Variant, &Path)> = None;
     for path in samples {
         let bytes = std::fs::read(path)
             .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
@@ -121,8 +121,8 @@ fn fit(
                     "{} holds {} games, {} holds {} games: expected sample files of one variant",
                     path.display(),
                     read.variant.name(),
-                    std::path::Path::display(first),
-                    Variant::name(v)
+                    first.display(),
+                    v.name()
                 )))
             }
             Some(_) => {}
