@@ -243,13 +243,17 @@ With no limit it thinks for one second (--annotate: depth 10 a position).")]
     /// Play games between two players and print the result with the Elo difference.
     ///
     /// A player is `level:<novice|easy|normal|strong|hard>`, or full strength under a limit:
-    /// `depth:N`, `nodes:N` or `time:SECONDS`. Each opening is played twice, once with each
-    /// colour.
+    /// `depth:N`, `nodes:N` or `time:SECONDS`, each optionally followed by `/switches`: the
+    /// search's knobs (`hand=1`: the hand-set evaluation) and `weights=FILE` (the weights a
+    /// `dama tune fit` wrote); or `hub:<command>`, any Hub engine. Each opening is played
+    /// twice, once with each colour.
     #[command(after_help = "Examples:
   dama match level:strong level:normal --games 100 --concurrency 2
+  dama match nodes:20000/weights=my.weights nodes:20000 --games 400   fitted weights v shipped
   dama match level:hard depth:8 --movetime 0.2 --pdn games.pdn
   dama match level:easy level:novice --games 1000 --shard 3/10 --pdn part3.pdn
   dama pdn stats part*.pdn                          the merged result of the shards
+  dama match level:hard depth:8 --pdn games.pdn --resume   go on where a stopped match ended
 
 The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1.")]
     Match {
@@ -283,6 +287,12 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         /// Play only shard K of N (`K/N`): the match's opening pairs p with p mod N = K-1.
         #[arg(long, value_parser = crate::commands::parse_shard)]
         shard: Option<(usize, usize)>,
+        /// Go on with a match that stopped: keep the games already in the --pdn file (they
+        /// must be this match's first games: the same players, --openings, --seed and
+        /// --shard), append the rest; the result counts them all. A larger --games extends
+        /// a finished match. Without the file, the match starts from its first game.
+        #[arg(long, requires = "pdn")]
+        resume: bool,
         /// Seed of the opening order and of the levels' choices.
         #[arg(long, default_value_t = 0)]
         seed: u64,

@@ -668,3 +668,137 @@ fn a_spanish_match_starts_from_three_ply_lines_and_players_take_knobs() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_resumed_match_keeps_the_games_played_and_plays_the_rest() {
+    let args = |pdn: &std::path::Path, seed: &str, first: &str| -> Vec<String> {
+        [
+            "match",
+            first,
+            "nodes:300/hand=1",
+            "--games",
+            "6",
+            "--seed",
+            seed,
+            "--json",
+            "--pdn",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([pdn.to_str().unwrap().to_string()])
+        .collect()
+    };
+    let run = |args: &[String]| dama(&args.iter().map(String::as_str).collect::<Vec<_>>(), None);
+    let (full, part) = (temp("resume-full.pdn"), temp("resume-part.pdn"));
+    let whole = run(&args(&full, "3", "nodes:300"));
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    let text = std::fs::read_to_string(&full).unwrap();
+    // The first three games, as a match stopped after them left the file.
+    let fourth = text.match_indices("[Event").nth(3).expect("six games").0;
+    std::fs::write(&part, &text[..fourth - 1]).unwrap();
+
+    // Another seed orders the openings otherwise: refused, the file untouched.
+    let mut resume = args(&part, "4", "nodes:300");
+    resume.push("--resume".into());
+    let o = run(&resume);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("game 1: it is not played from this match's opening"),
+        "{}",
+        stderr(&o)
+    );
+    // So is another player.
+    let mut resume = args(&part, "3", "nodes:301");
+    resume.push("--resume".into());
+    let o = run(&resume);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("White \"nodes:300\"") && stderr(&o).contains("White \"nodes:301\""),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&part).unwrap(), text[..fourth - 1]);
+
+    // The same match goes on: the same games, the same lines, the same result.
+    let mut resume = args(&part, "3", "nodes:300");
+    resume.push("--resume".into());
+    let o = run(&resume);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), stdout(&whole));
+    assert_eq!(std::fs::read_to_string(&part).unwrap(), text);
+    // A finished match plays nothing more.
+    let o = run(&resume);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), stdout(&whole));
+    assert_eq!(std::fs::read_to_string(&part).unwrap(), text);
+    let _ = std::fs::remove_file(&full);
+    let _ = std::fs::remove_file(&part);
+
+    // --resume reads the games from --pdn.
+    let o = dama(&["match", "depth:1", "depth:1", "--resume"], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--pdn"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_player_can_evaluate_with_a_weights_file() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dama-search/src");
+    let moves = |first: &str| -> Vec<String> {
+        let path = temp(&format!("weights-{}.pdn", first.len()));
+        let o = dama(
+            &[
+                "match",
+                first,
+                "nodes:300",
+                "--games",
+                "2",
+                "--pdn",
+                path.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        dama_rules::notation::pdn::Reader::new(text.as_bytes(), dama_rules::Variant::Italian)
+            .map(|g| format!("{:?}", g.expect("a game the match wrote").moves))
+            .collect()
+    };
+    let italian = src.join("italian.weights");
+    let spanish = src.join("spanish.weights");
+    let shipped = moves("nodes:300");
+    assert_eq!(shipped.len(), 2);
+    // The shipped file read at run time plays the same games; another file plays others.
+    assert_eq!(
+        moves(&format!("nodes:300/weights={}", italian.display())),
+        shipped
+    );
+    assert_ne!(
+        moves(&format!("nodes:300/hand=0,weights={}", spanish.display())),
+        shipped
+    );
+
+    let bad = temp("bad.weights");
+    let mut bytes = std::fs::read(&italian).unwrap();
+    bytes[40] ^= 1;
+    std::fs::write(&bad, &bytes).unwrap();
+    let spec = format!("nodes:300/weights={}", bad.display());
+    let o = dama(&["match", &spec, "nodes:300", "--games", "2"], None);
+    let _ = std::fs::remove_file(&bad);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains(&bad.display().to_string()) && e.contains("checksum"),
+        "{e}"
+    );
+    let o = dama(
+        &["match", "depth:2/weights=/no/such.weights", "depth:1"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/no/such.weights: cannot read it"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -86,6 +86,7 @@ struct Settings {
     book: bool,
     book_margin: i64,
     book_file: String,
+    eval_file: String,
 }
 
 impl Default for Settings {
@@ -101,6 +102,7 @@ impl Default for Settings {
             book: true,
             book_margin: i64::from(dama_search::book::DEFAULT_MARGIN),
             book_file: String::new(),
+            eval_file: String::new(),
         }
     }
 }
@@ -312,6 +314,11 @@ impl<W: Write> Controller<W> {
                 value: s.book_file.clone(),
                 kind: ParamType::String,
             },
+            Response::Param {
+                name: "eval-file".into(),
+                value: s.eval_file.clone(),
+                kind: ParamType::String,
+            },
         ];
         for p in &params {
             self.send(p)?;
@@ -388,6 +395,16 @@ impl<W: Write> Controller<W> {
                 })?;
                 self.settings.book_file = value.to_string();
                 self.job(Job::BookFile(book));
+            }
+            "eval-file" => {
+                let weights = crate::searcher::weights_for(value).map_err(|e| {
+                    bad(format!(
+                        "a dama weights file (`dama tune fit --out`), or nothing for the \
+                         built-in weights ({e})"
+                    ))
+                })?;
+                self.settings.eval_file = value.to_string();
+                self.job(Job::Weights(weights));
             }
             other => tracing::debug!(name = %excerpt(other), "unknown parameter ignored"),
         }

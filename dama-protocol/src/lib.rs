@@ -90,7 +90,9 @@
 //! the book moves at most this much below the best; 0 plays the best, its strong draw first;
 //! Normal keeps its own margin of 20); `book-file` (string: a book file written by `dama book
 //! build`, empty for the built-in book; a file that cannot be read or is damaged is refused
-//! with `error` and the book in use stays).
+//! with `error` and the book in use stays); `eval-file` (string: an evaluation weights file
+//! written by `dama tune fit`, empty for the built-in weights; a bad file is refused with
+//! `error` and the weights in use stay).
 //!
 //! **Errors.** Every bad line gets one `error message="..."` that quotes the input and says
 //! what was expected; for `moves=` it names the move, its index and the rules' reason

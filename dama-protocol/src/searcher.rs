@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use dama_rules::Game;
+use dama_search::weights::Weights;
 use dama_search::{Book, Endgames, Engine, Info, Level, Limits, SearchResult, Signals};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -47,6 +48,8 @@ pub(crate) enum Job {
     BookMargin(i32),
     /// The opening book (read by the controller, so that a bad file is answered there).
     BookFile(Arc<Book>),
+    /// Evaluation weights in place of the built-in ones (read by the controller, as the book).
+    Weights(Option<Arc<Weights>>),
     NewGame,
 }
 
@@ -122,6 +125,16 @@ pub(crate) fn book_for(path: &str) -> Result<Arc<Book>, dama_search::book::BookE
     }
 }
 
+/// The weights of the `eval-file` parameter: the file's, or none (the built-in weights) for
+/// an empty value.
+pub(crate) fn weights_for(path: &str) -> Result<Option<Arc<Weights>>, dama_search::Error> {
+    if path.trim().is_empty() {
+        Ok(None)
+    } else {
+        Weights::read(std::path::Path::new(path.trim())).map(|w| Some(Arc::new(w)))
+    }
+}
+
 /// The tables of `dir`: its files, built there in the background when the 5-piece ones
 /// are missing; an empty `dir` means the small in-memory tables only.
 fn endgames_for(dir: &str) -> Endgames {
@@ -146,6 +159,8 @@ struct State {
     book: Arc<Book>,
     book_on: bool,
     book_margin: i32,
+    /// Weights of the `eval-file` parameter.
+    weights: Option<Arc<Weights>>,
 }
 
 impl State {
@@ -161,6 +176,7 @@ impl State {
             book: Book::embedded(),
             book_on: true,
             book_margin: dama_search::book::DEFAULT_MARGIN,
+            weights: None,
         }
     }
 
@@ -169,6 +185,7 @@ impl State {
         let endgames = self.endgames.clone();
         let book = self.book_on.then(|| self.book.clone());
         let margin = self.book_margin;
+        let weights = self.weights.clone();
         self.engine.get_or_insert_with(|| {
             tracing::debug!(hash, threads, multipv, "allocating the engine");
             let mut e = Engine::with_hash(hash);
@@ -177,6 +194,7 @@ impl State {
             e.set_endgames(endgames);
             e.set_book(book);
             e.set_book_margin(margin);
+            e.set_weights(weights);
             e
         })
     }
@@ -240,6 +258,12 @@ impl State {
             Job::BookFile(book) => {
                 self.book = book;
                 self.set_book();
+            }
+            Job::Weights(weights) => {
+                if let Some(e) = &mut self.engine {
+                    e.set_weights(weights.clone());
+                }
+                self.weights = weights;
             }
             Job::NewGame => {
                 if let Some(e) = &mut self.engine {

@@ -231,7 +231,8 @@ fn hub_declares_id_parameters_then_wait() {
             "egtb-dir",
             "book",
             "book-margin",
-            "book-file"
+            "book-file",
+            "eval-file"
         ]
     );
     let book = lex(params[7]).unwrap().unwrap();
@@ -942,4 +943,53 @@ fn a_bad_book_file_is_refused_and_the_book_stays() {
     assert!(lines[0].starts_with("info depth=0 "), "{lines:?}");
     assert!(s.close().is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_eval_file_replaces_the_weights_and_a_bad_one_is_refused() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dama-search/src");
+    let s = Session::ready();
+    // A king and two men against four men: the files value a king differently.
+    let pos = dama_rules::notation::fen::parse("W:WK22,30,31:B2,3,4,12").unwrap();
+    let score = || {
+        s.send(&format!("pos pos={}", hub::write(&pos)));
+        s.send("level depth=4");
+        s.send("go think");
+        let lines = s.until("done");
+        let info = lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("info"))
+            .expect("an info line");
+        lex(info)
+            .unwrap()
+            .unwrap()
+            .value("score")
+            .unwrap()
+            .to_string()
+    };
+    let built_in = score();
+    s.send(&format!(
+        "set-param name=eval-file value=\"{}\"",
+        src.join("spanish.weights").display()
+    ));
+    let other = score();
+    assert_ne!(other, built_in);
+    // A file that is not weights is refused, naming it, and the weights in use stay.
+    s.send("set-param name=eval-file value=/no/such.weights");
+    let e = s.expect("error");
+    assert!(
+        e.contains("/no/such.weights") && e.contains("weights file"),
+        "{e}"
+    );
+    assert_eq!(score(), other);
+    // The file of the built-in weights plays as they do; nothing goes back to them.
+    s.send(&format!(
+        "set-param name=eval-file value=\"{}\"",
+        src.join("italian.weights").display()
+    ));
+    assert_eq!(score(), built_in);
+    s.send("set-param name=eval-file value=\"\"");
+    assert_eq!(score(), built_in);
+    assert!(s.close().is_empty());
 }

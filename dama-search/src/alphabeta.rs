@@ -40,7 +40,7 @@ pub(crate) struct Worker<'a, R: Rules> {
     pub pv_len: [usize; MAX_PLY + 1],
     pub stopped: bool,
     /// The evaluation's weights.
-    pub weights: &'static Weights,
+    pub weights: &'a Weights,
     /// Whether this worker reports and owns the stop decision for time and nodes.
     pub main: bool,
     pub _rules: PhantomData<R>,
@@ -68,7 +68,9 @@ impl<'a, R: Rules> Worker<'a, R> {
             pv: vec![[first_dummy(); MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             stopped: false,
-            weights: if control.knobs.hand_weights {
+            weights: if let Some(w) = control.weights {
+                w
+            } else if control.knobs.hand_weights {
                 crate::weights::hand_set(R::VARIANT)
             } else if control.knobs.classic_eval {
                 crate::weights::classic(R::VARIANT)

@@ -93,6 +93,8 @@ impl Default for Knobs {
 
 pub(crate) struct Control<'a> {
     pub knobs: Knobs,
+    /// Weights in place of the built-in ones the knobs choose among.
+    pub weights: Option<&'a crate::weights::Weights>,
     /// The endgame tables.
     pub endgames: &'a crate::egtb::Endgames,
     pub signals: &'a Signals,

@@ -34,6 +34,8 @@ pub(crate) struct Job<'a> {
     /// Search a single legal move to the limits (analysis) rather than play it at once.
     pub search_forced: bool,
     pub endgames: &'a crate::egtb::Endgames,
+    /// Weights in place of the built-in ones.
+    pub weights: Option<&'a crate::weights::Weights>,
 }
 
 pub(crate) fn run<R: Rules>(
@@ -96,6 +98,7 @@ pub(crate) fn run<R: Rules>(
     let control = Control {
         endgames,
         knobs: job.knobs,
+        weights: job.weights,
         signals: job.signals,
         halt: Default::default(),
         nodes: Default::default(),

@@ -198,6 +198,8 @@ pub struct Engine {
     endgames: Endgames,
     book: Option<Arc<Book>>,
     book_margin: i32,
+    /// Weights read from a file, in place of the built-in ones.
+    weights: Option<Arc<weights::Weights>>,
 }
 
 impl Default for Engine {
@@ -225,6 +227,7 @@ impl Engine {
             endgames: Endgames::memory_only(),
             book: Some(Book::embedded()),
             book_margin: book::DEFAULT_MARGIN,
+            weights: None,
         }
     }
 
@@ -323,6 +326,27 @@ impl Engine {
         self.knobs = knobs;
     }
 
+    /// Evaluates with `weights` (a file `dama tune fit` wrote, read by
+    /// [`Weights::read`](weights::Weights::read)) instead of the variant's built-in weights;
+    /// `None` goes back to those. While weights are set, the knobs that pick a built-in table
+    /// (`hand`, `classic`, `patterns`) do nothing. The transposition table is cleared: its
+    /// scores were of the other weights.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dama_rules::{Game, Variant};
+    /// use dama_search::{weights, Engine, Limits};
+    ///
+    /// let mut engine = Engine::new();
+    /// engine.set_weights(Some(Arc::new(weights::hand_set(Variant::Italian).clone())));
+    /// let game = Game::new();
+    /// assert!(engine.search(&game, &Limits::depth(4)).best.is_some());
+    /// ```
+    pub fn set_weights(&mut self, weights: Option<Arc<weights::Weights>>) {
+        self.weights = weights;
+        self.tt.clear();
+    }
+
     /// Searches `game` under `limits` and returns the best move.
     pub fn search(&mut self, game: &Game, limits: &Limits) -> SearchResult {
         self.search_with(game, limits, &Signals::default(), &mut |_| {})
@@ -386,6 +410,7 @@ impl Engine {
             knobs: self.knobs,
             search_forced,
             endgames: &self.endgames,
+            weights: self.weights.as_deref(),
         };
         let tt = &self.tt;
         dama_rules::with_rules!(game.variant(), R => iterate::run::<R>(tt, &job, on_info))

@@ -3,7 +3,7 @@
 //! difference and its 95 % error margin, every game kept as PDN.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use dama_rules::notation::pdn::{self, GameResult, PdnGame};
 use dama_rules::{Color, Game, Move, Outcome, Position, Variant};
@@ -117,6 +117,13 @@ impl SearchPlayer {
         self
     }
 
+    /// The same player evaluating with `weights` (see [`Engine::set_weights`]).
+    #[must_use]
+    pub fn with_weights(mut self, weights: Option<Arc<crate::weights::Weights>>) -> SearchPlayer {
+        self.engine.set_weights(weights);
+        self
+    }
+
     /// The same player probing `endgames` (see [`LevelPlayer::with_endgames`]).
     #[must_use]
     pub fn with_endgames(mut self, endgames: crate::Endgames) -> SearchPlayer {
@@ -225,6 +232,9 @@ pub struct MatchConfig {
     /// A game still going after this many plies is scored a draw (a safety net: every
     /// variant's own rules end games long before).
     pub max_plies: usize,
+    /// Games before this index are not played: a match resumed after these were played
+    /// (`dama match --resume`). The games played keep their indices in the whole match.
+    pub skip: usize,
 }
 
 impl Default for MatchConfig {
@@ -236,6 +246,7 @@ impl Default for MatchConfig {
             games: 100,
             parallel: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_plies: 600,
+            skip: 0,
         }
     }
 }
@@ -269,6 +280,21 @@ pub struct MatchResult {
 }
 
 impl MatchResult {
+    /// Counts `game` for the first player: a win, a loss or (any other result) a draw.
+    /// Only the counts change, not [`games`](Self::games).
+    pub fn count(&mut self, game: &GameRecord) {
+        let first_won = match game.result {
+            GameResult::WhiteWins => Some(game.first_is_white),
+            GameResult::BlackWins => Some(!game.first_is_white),
+            _ => None,
+        };
+        match first_won {
+            Some(true) => self.wins += 1,
+            Some(false) => self.losses += 1,
+            None => self.draws += 1,
+        }
+    }
+
     /// Games played.
     pub fn total(&self) -> u32 {
         self.wins + self.draws + self.losses
@@ -428,10 +454,11 @@ pub fn play_match_streaming(
     on_game: &(dyn Fn(usize, GameRecord) + Sync),
 ) -> MatchResult {
     let games = config.games.div_ceil(2) * 2;
-    let next = AtomicUsize::new(0);
+    let skip = config.skip.min(games);
+    let next = AtomicUsize::new(skip);
     let counts = Mutex::new(MatchResult::default());
     std::thread::scope(|scope| {
-        for _ in 0..config.parallel.clamp(1, games.max(1)) {
+        for _ in 0..config.parallel.clamp(1, (games - skip).max(1)) {
             scope.spawn(|| {
                 let mut a = first();
                 let mut b = second();
@@ -460,30 +487,16 @@ pub fn play_match_streaming(
                         first_is_white,
                         ..record
                     };
-                    count(
-                        &mut counts.lock().unwrap_or_else(|e| e.into_inner()),
-                        &record,
-                    );
+                    counts
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .count(&record);
                     on_game(i, record);
                 }
             });
         }
     });
     counts.into_inner().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Adds `g` to the counts of `result`, for the first player.
-fn count(result: &mut MatchResult, g: &GameRecord) {
-    let first_won = match g.result {
-        GameResult::WhiteWins => Some(g.first_is_white),
-        GameResult::BlackWins => Some(!g.first_is_white),
-        _ => None,
-    };
-    match first_won {
-        Some(true) => result.wins += 1,
-        Some(false) => result.losses += 1,
-        None => result.draws += 1,
-    }
 }
 
 /// Plays one game from `opening`; every move is checked by the rules.

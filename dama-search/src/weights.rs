@@ -136,6 +136,22 @@ impl Weights {
         out
     }
 
+    /// Reads a weights file (one `dama tune fit --out` wrote).
+    ///
+    /// # Errors
+    /// [`Error::BadWeights`] naming the file when it cannot be read or is not a weights file
+    /// (see [`Weights::from_bytes`]).
+    pub fn read(path: &std::path::Path) -> Result<Weights, Error> {
+        let named = |why: String| Error::BadWeights {
+            why: format!("{}: {why}", path.display()),
+        };
+        let bytes = std::fs::read(path).map_err(|e| named(format!("cannot read it: {e}")))?;
+        Weights::from_bytes(&bytes).map_err(|e| match e {
+            Error::BadWeights { why } => named(why),
+            other => other,
+        })
+    }
+
     /// Reads the file format (see the module docs).
     ///
     /// # Errors

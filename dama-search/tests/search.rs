@@ -226,3 +226,30 @@ fn two_threads_report_rising_depths_and_answer_with_the_last() {
     assert_eq!(r.best, last_pv.first().copied());
     assert!(g.legal_moves().contains(&r.best.unwrap()));
 }
+
+#[test]
+fn weights_set_from_outside_replace_the_built_in_ones() {
+    use dama_search::{weights, Knobs};
+    use std::sync::Arc;
+    let g = game("W:W21,22,23,24,25,26,27,29,30,31:B1,2,3,4,5,6,7,9,10,11,12");
+    let search = |engine: &mut Engine| {
+        let r = engine.search(&g, &Limits::depth(9));
+        (r.best, r.score, r.nodes)
+    };
+    let fitted = search(&mut Engine::new());
+    // The hand-set table set as weights searches exactly as the knob that picks it...
+    let mut by_knob = Engine::new();
+    by_knob.set_knobs(Knobs {
+        hand_weights: true,
+        ..Knobs::default()
+    });
+    let hand = search(&mut by_knob);
+    let mut set = Engine::new();
+    set.set_weights(Some(Arc::new(weights::hand_set(Variant::Italian).clone())));
+    assert_eq!(search(&mut set), hand);
+    // ...which is not the fitted search, and taking the weights away goes back to that.
+    assert_ne!(hand, fitted);
+    set.set_weights(None);
+    set.clear();
+    assert_eq!(search(&mut set), fitted);
+}

@@ -33,9 +33,10 @@ shard=$((task - ${SLURM_ARRAY_TASK_MIN:-1} + 1))
 mkdir -p "$out"
 file="$out/shard-$shard-of-$count.pdn"
 # The file appears under its name only once the shard is complete: a task that fails or is
-# preempted leaves no partial PDN for the merge to count.
+# preempted leaves no partial PDN for the merge to count; run again (a requeued task), it goes
+# on from the games the .part file holds (--resume).
 # shellcheck disable=SC2086
 "$dama" match "$first" "$second" --games "$games" --seed "$seed" \
     --shard "$shard/$count" --concurrency "${SLURM_CPUS_PER_TASK:-1}" \
-    $extra --pdn "$file.part"
+    $extra --pdn "$file.part" --resume
 mv "$file.part" "$file"

@@ -14,7 +14,7 @@ use dama_protocol::{ClientConfig, HubPlayer};
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dama_rules::notation::fen;
@@ -24,6 +24,7 @@ use dama_search::matches::{
     italian_openings, opening_lines, play_match_streaming, EloBound, GameRecord, LevelPlayer,
     MatchConfig, MatchResult, Player, SearchPlayer,
 };
+use dama_search::weights::Weights;
 use dama_search::{Endgames, Knobs, Level, Limits};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -42,8 +43,9 @@ pub enum PlayerSpec {
     Level(Level, bool),
     /// `depth:N`, `nodes:N` or `time:S`: full strength under those limits, optionally
     /// followed by `/switches` (the search's knobs, e.g. `nodes:20000/hand=1` to play the
-    /// hand-set weights), for comparing them.
-    Search(String, Limits, Knobs),
+    /// hand-set weights, `nodes:20000/weights=my.weights` to play the weights of a file
+    /// `dama tune fit` wrote), for comparing them.
+    Search(String, Limits, Knobs, Option<Arc<Weights>>),
     /// `hub:<command>`: any Hub engine, launched as a subprocess.
     Hub(String),
 }
@@ -53,11 +55,12 @@ impl std::str::FromStr for PlayerSpec {
 
     fn from_str(s: &str) -> Result<PlayerSpec, String> {
         let (kind, value) = s.split_once(':').unwrap_or((s, ""));
-        let (value, knobs) = match value.split_once('/') {
+        let (value, knobs, weights) = match value.split_once('/') {
             Some((v, k)) if matches!(kind, "depth" | "nodes" | "time") => {
-                (v, k.parse::<Knobs>().map_err(|e| format!("{s:?}: {e}"))?)
+                let (knobs, weights) = switches(k).map_err(|e| format!("{s:?}: {e}"))?;
+                (v, knobs, weights)
             }
-            _ => (value, Knobs::default()),
+            _ => (value, Knobs::default(), None),
         };
         let bad = || {
             format!(
@@ -78,17 +81,18 @@ impl std::str::FromStr for PlayerSpec {
             }
             "depth" => value
                 .parse()
-                .map(|d| PlayerSpec::Search(s.into(), Limits::depth(d), knobs))
+                .map(|d| PlayerSpec::Search(s.into(), Limits::depth(d), knobs, weights))
                 .map_err(|_| bad()),
             "nodes" => value
                 .parse()
-                .map(|n| PlayerSpec::Search(s.into(), Limits::nodes(n), knobs))
+                .map(|n| PlayerSpec::Search(s.into(), Limits::nodes(n), knobs, weights))
                 .map_err(|_| bad()),
             "time" => match value.parse::<f64>() {
                 Ok(t) if t.is_finite() && t > 0.0 => Ok(PlayerSpec::Search(
                     s.into(),
                     Limits::move_time(Duration::from_secs_f64(t)),
                     knobs,
+                    weights,
                 )),
                 _ => Err(bad()),
             },
@@ -96,6 +100,23 @@ impl std::str::FromStr for PlayerSpec {
             _ => Err(bad()),
         }
     }
+}
+
+/// The switches after a player's `/`: the search's knobs (`hand=1,lmr=0`) and
+/// `weights=FILE`, read here.
+fn switches(text: &str) -> Result<(Knobs, Option<Arc<Weights>>), String> {
+    let mut knobs = Vec::new();
+    let mut weights = None;
+    for item in text.split(',') {
+        match item.strip_prefix("weights=") {
+            Some(path) => {
+                let read = Weights::read(Path::new(path)).map_err(|e| e.to_string())?;
+                weights = Some(Arc::new(read));
+            }
+            None => knobs.push(item),
+        }
+    }
+    Ok((knobs.join(",").parse()?, weights))
 }
 
 /// How the match is played.
@@ -110,6 +131,8 @@ pub struct Options {
     pub pdn: Option<PathBuf>,
     pub json: bool,
     pub shard: Option<(usize, usize)>,
+    /// Keep the games already in the `pdn` file and play the rest.
+    pub resume: bool,
     pub seed: u64,
     pub variant: Variant,
     /// Each player's endgame tables: `memory`, `none` or a directory.
@@ -162,12 +185,13 @@ fn factory(
                     LevelPlayer::new(*level, extra, seed + n).with_endgames(tables.clone());
                 Box::new(if *book { player } else { player.without_book() })
             }
-            PlayerSpec::Search(name, limits, knobs) => {
+            PlayerSpec::Search(name, limits, knobs, weights) => {
                 let mut limits = *limits;
                 limits.nodes = limits.nodes.or(extra.nodes);
                 Box::new(
                     SearchPlayer::new(name.clone(), limits, 16)
                         .with_knobs(*knobs)
+                        .with_weights(weights.clone())
                         .with_endgames(tables.clone()),
                 )
             }
@@ -301,9 +325,18 @@ pub fn run(o: Options) -> Result<Status, CliError> {
         }
         None => extra,
     };
+    // --resume: the games the file holds, checked to be this match's first games.
+    let done = match &o.pdn {
+        Some(path) if o.resume && path.exists() => {
+            let name = |spec: &PlayerSpec| factory(spec, extra, 0, Endgames::none())().name();
+            played(path, o.variant, &mine, &[name(&o.first), name(&o.second)])?
+        }
+        _ => Vec::new(),
+    };
     let config = MatchConfig {
         variant: o.variant,
         games: 2 * mine.len(),
+        skip: done.len(),
         starts: mine.iter().map(|(start, _)| *start).collect(),
         openings: mine.into_iter().map(|(_, moves)| moves).collect(),
         parallel: o.concurrency.max(1),
@@ -321,30 +354,48 @@ pub fn run(o: Options) -> Result<Status, CliError> {
         o.seed.wrapping_mul(2) + 1_000_003,
         endgames(&o.egtb[1], o.variant)?,
     );
+    let mut before = MatchResult::default();
+    for (i, game) in done.iter().enumerate() {
+        before.count(game);
+        if o.json {
+            writeln!(std::io::stdout().lock(), "{}", game_line(i, game))
+                .map_err(CliError::Output)?;
+        }
+    }
     // Games ended so far, on stderr when it is a terminal.
-    let progress = Progress::count(config.games as u64, "games");
+    let progress = Progress::count((config.games - done.len()) as u64, "games");
     let pdn = match &o.pdn {
-        Some(path) => Some((
-            BufWriter::new(std::fs::File::create(path).map_err(|e| cannot_write(path, &e))?),
-            path.as_path(),
-        )),
+        Some(path) => {
+            let file = if done.is_empty() {
+                std::fs::File::create(path)
+            } else {
+                std::fs::OpenOptions::new().append(true).open(path)
+            };
+            Some((
+                BufWriter::new(file.map_err(|e| cannot_write(path, &e))?),
+                path.as_path(),
+            ))
+        }
         None => None,
     };
     let sink = Mutex::new(Sink {
-        next: 0,
+        next: done.len(),
         ended: BTreeMap::new(),
         pdn,
         json: o.json,
         failed: None,
         progress: progress.clone(),
     });
-    let result = if config.games == 0 {
+    let mut result = if config.games <= done.len() {
         MatchResult::default()
     } else {
         play_match_streaming(&first, &second, &config, &|i, game| {
             sink.lock().unwrap_or_else(|e| e.into_inner()).add(i, game);
         })
     };
+    result.wins += before.wins;
+    result.draws += before.draws;
+    result.losses += before.losses;
     progress.finish();
     let sink = sink.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(e) = sink.failed {
@@ -394,16 +445,87 @@ impl Sink<'_> {
                 .map_err(|e| cannot_write(path, &e))?;
         }
         if self.json {
-            let line = json!({"type": "game", "data": {
-                "index": i, "first_is_white": g.first_is_white, "result": g.result.as_str(),
-                "reason": g.reason, "plies": g.plies,
-            }});
+            let line = game_line(i, g);
             self.progress
                 .suspend(|| writeln!(std::io::stdout().lock(), "{line}"))
                 .map_err(CliError::Output)?;
         }
         Ok(())
     }
+}
+
+/// The JSON `game` line of game `i`.
+fn game_line(i: usize, g: &GameRecord) -> serde_json::Value {
+    json!({"type": "game", "data": {
+        "index": i, "first_is_white": g.first_is_white, "result": g.result.as_str(),
+        "reason": g.reason, "plies": g.plies,
+    }})
+}
+
+/// The games a stopped match wrote to `path` (`--resume`), each checked to be the game of
+/// this match with its index: game `i` from opening `i / 2` of `openings`, the player named
+/// `names[0]` White in even games. The reason a game ended is its last comment.
+fn played(
+    path: &Path,
+    variant: Variant,
+    openings: &[Opening],
+    names: &[String; 2],
+) -> Result<Vec<GameRecord>, CliError> {
+    let at = |i: usize, why: String| {
+        CliError::Usage(format!(
+            "{}: game {}: {why}; --resume goes on with the match that wrote the file (the same \
+             players, --openings, --seed and --shard)",
+            path.display(),
+            i + 1
+        ))
+    };
+    let mut out = Vec::new();
+    for (i, game) in Reader::new(source::open(path)?, variant).enumerate() {
+        let game = game.map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+        let Some((start, opening)) = openings.get(i / 2) else {
+            return Err(at(
+                i,
+                format!("this match has {} games only", 2 * openings.len()),
+            ));
+        };
+        let first_is_white = i % 2 == 0;
+        let (white, black) = if first_is_white {
+            (&names[0], &names[1])
+        } else {
+            (&names[1], &names[0])
+        };
+        let found = (
+            game.tag("White").unwrap_or(""),
+            game.tag("Black").unwrap_or(""),
+        );
+        if found != (white.as_str(), black.as_str()) {
+            return Err(at(
+                i,
+                format!(
+                    "White {:?} and Black {:?}, where this match has White {white:?} and \
+                     Black {black:?}",
+                    found.0, found.1
+                ),
+            ));
+        }
+        if game.variant != variant || game.start != *start || !game.moves.starts_with(opening) {
+            return Err(at(i, "it is not played from this match's opening".into()));
+        }
+        if game.result == GameResult::Unknown {
+            return Err(at(i, "it has no result".into()));
+        }
+        out.push(GameRecord {
+            first_is_white,
+            result: game.result,
+            reason: game
+                .comments
+                .last()
+                .map_or_else(String::new, |c| c.text.clone()),
+            pdn: String::new(),
+            plies: game.moves.len() - opening.len(),
+        });
+    }
+    Ok(out)
 }
 
 fn cannot_write(path: &Path, e: &std::io::Error) -> CliError {
