@@ -1,12 +1,12 @@
 //! Evaluation weights per variant, in 1/32 of a hundredth of a man (see [`crate::eval`]).
 //!
 //! A [`Weights`] is a table of feature weights plus, optionally, the pattern tables (see
-//! [`crate::pattern`]). The Italian, Spanish and Czech weights are data: the files
-//! `italian.weights` (the default: features only), `italian-patterns.weights` (with
-//! patterns, the knob `patterns=1`), `spanish.weights` and `czech.weights`, written by
-//! `dama tune fit` and embedded in the binary. English, Russian and Brazilian use the
-//! hand-set values of strategy.md (with flying kings valued far higher), as the Spanish and
-//! Czech fits started from (the knob `hand=1`).
+//! [`crate::pattern`]). Every variant's weights are data: the files `italian.weights` (the
+//! default: features only), `italian-patterns.weights` (with patterns, the knob
+//! `patterns=1`), `spanish.weights`, `czech.weights`, `english.weights`, `russian.weights`
+//! and `brazilian.weights`, written by `dama tune fit` and embedded in the binary. The
+//! non-Italian fits started from the hand-set values of strategy.md (with flying kings valued
+//! far higher), which the knob `hand=1` still plays.
 //!
 //! # The weights file (version 1)
 //!
@@ -303,6 +303,12 @@ const ITALIAN_PATTERNS_FILE: &[u8] = include_bytes!("italian-patterns.weights");
 const SPANISH_FILE: &[u8] = include_bytes!("spanish.weights");
 /// The Czech weights file, embedded, made the same way.
 const CZECH_FILE: &[u8] = include_bytes!("czech.weights");
+/// The English weights file, embedded, made as the Spanish one.
+const ENGLISH_FILE: &[u8] = include_bytes!("english.weights");
+/// The Russian weights file, embedded, made as the Spanish one.
+const RUSSIAN_FILE: &[u8] = include_bytes!("russian.weights");
+/// The Brazilian weights file, embedded, made as the Spanish one.
+const BRAZILIAN_FILE: &[u8] = include_bytes!("brazilian.weights");
 
 /// The embedded file `bytes` of `variant`, or its classic weights if it were bad (a test
 /// checks every file).
@@ -324,6 +330,10 @@ static ITALIAN_PATTERNS: LazyLock<Weights> =
     LazyLock::new(|| embedded(ITALIAN_PATTERNS_FILE, Variant::Italian));
 static SPANISH: LazyLock<Weights> = LazyLock::new(|| embedded(SPANISH_FILE, Variant::Spanish));
 static CZECH: LazyLock<Weights> = LazyLock::new(|| embedded(CZECH_FILE, Variant::Czech));
+static ENGLISH: LazyLock<Weights> = LazyLock::new(|| embedded(ENGLISH_FILE, Variant::English));
+static RUSSIAN: LazyLock<Weights> = LazyLock::new(|| embedded(RUSSIAN_FILE, Variant::Russian));
+static BRAZILIAN: LazyLock<Weights> =
+    LazyLock::new(|| embedded(BRAZILIAN_FILE, Variant::Brazilian));
 
 /// The weights of `variant` with the pattern tables, where it has them (Italian; the knob
 /// `patterns=1`); else [`for_variant`].
@@ -334,14 +344,15 @@ pub fn with_patterns(variant: Variant) -> &'static Weights {
     }
 }
 
-/// The weights of `variant` (for Italian, Spanish and Czech, the embedded files).
+/// The weights of `variant`: its embedded file.
 pub fn for_variant(variant: Variant) -> &'static Weights {
     match variant {
         Variant::Italian => &ITALIAN,
         Variant::Spanish => &SPANISH,
         Variant::Czech => &CZECH,
-        Variant::English => &SHORT_KINGS,
-        Variant::Russian | Variant::Brazilian => &FLYING_KINGS,
+        Variant::English => &ENGLISH,
+        Variant::Russian => &RUSSIAN,
+        Variant::Brazilian => &BRAZILIAN,
     }
 }
 
@@ -470,10 +481,13 @@ mod tests {
     }
 
     #[test]
-    fn the_fitted_flying_king_files_load_and_differ_from_the_hand_set_ones() {
+    fn the_fitted_files_of_the_other_variants_load_and_differ_from_the_hand_set_ones() {
         for (file, variant) in [
             (SPANISH_FILE, Variant::Spanish),
             (CZECH_FILE, Variant::Czech),
+            (ENGLISH_FILE, Variant::English),
+            (RUSSIAN_FILE, Variant::Russian),
+            (BRAZILIAN_FILE, Variant::Brazilian),
         ] {
             let w = Weights::from_bytes(file).expect("the embedded weights file");
             assert_eq!(w.features[feature::MAN], 3200);
