@@ -617,30 +617,41 @@ fn book_files_are_built_extended_and_refused_when_damaged() {
     std::fs::remove_file(&path).unwrap();
 }
 
+/// Runs `dama match ARGS --pdn FILE` (which must succeed) and returns the file's text and
+/// its games, read as `variant`.
+fn match_games(
+    args: &[&str],
+    name: &str,
+    variant: dama_rules::Variant,
+) -> (String, Vec<dama_rules::notation::pdn::PdnGame>) {
+    let path = temp(name);
+    let mut all = vec!["match"];
+    all.extend_from_slice(args);
+    all.extend(["--pdn", path.to_str().unwrap()]);
+    let o = dama(&all, None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let games = dama_rules::notation::pdn::Reader::new(text.as_bytes(), variant)
+        .map(|g| g.expect("a PDN game the match wrote"))
+        .collect();
+    (text, games)
+}
+
 #[test]
 fn a_spanish_match_starts_from_three_ply_lines_and_players_take_knobs() {
-    let path = temp("spanish.pdn");
-    let o = dama(
+    let (text, games) = match_games(
         &[
-            "match",
             "nodes:300",
             "nodes:300/hand=1",
             "--variant",
             "spanish",
             "--games",
             "4",
-            "--pdn",
-            path.to_str().unwrap(),
         ],
-        None,
+        "spanish.pdn",
+        dama_rules::Variant::Spanish,
     );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let _ = std::fs::remove_file(&path);
-    let games: Vec<_> =
-        dama_rules::notation::pdn::Reader::new(text.as_bytes(), dama_rules::Variant::Spanish)
-            .map(|g| g.expect("a PDN game the match wrote"))
-            .collect();
     assert_eq!(games.len(), 4);
     assert!(games
         .iter()
@@ -744,25 +755,12 @@ fn a_resumed_match_keeps_the_games_played_and_plays_the_rest() {
 fn a_player_can_evaluate_with_a_weights_file() {
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dama-search/src");
     let moves = |first: &str| -> Vec<String> {
-        let path = temp(&format!("weights-{}.pdn", first.len()));
-        let o = dama(
-            &[
-                "match",
-                first,
-                "nodes:300",
-                "--games",
-                "2",
-                "--pdn",
-                path.to_str().unwrap(),
-            ],
-            None,
+        let (_, games) = match_games(
+            &[first, "nodes:300", "--games", "2"],
+            &format!("weights-{}.pdn", first.len()),
+            dama_rules::Variant::Italian,
         );
-        assert!(o.status.success(), "{}", stderr(&o));
-        let text = std::fs::read_to_string(&path).unwrap();
-        let _ = std::fs::remove_file(&path);
-        dama_rules::notation::pdn::Reader::new(text.as_bytes(), dama_rules::Variant::Italian)
-            .map(|g| format!("{:?}", g.expect("a game the match wrote").moves))
-            .collect()
+        games.iter().map(|g| format!("{:?}", g.moves)).collect()
     };
     let italian = src.join("italian.weights");
     let spanish = src.join("spanish.weights");
