@@ -39,7 +39,7 @@ mod value;
 
 pub use index::{Material, Placement};
 pub use memory::Memory;
-pub use solve::Stats;
+pub use solve::{Metric, Stats};
 pub use tables::{build, default_dir, variant_dir, BuildEvent, Tables};
 pub use value::{Value, Wdl, MAX_DISTANCE};
 

@@ -6,16 +6,22 @@ use std::sync::OnceLock;
 use dama_rules::{Move, Position, Rules};
 
 use crate::index::Material;
-use crate::solve::{self, canonical, dependencies, Source, Stats};
+use crate::solve::{self, canonical, dependencies, Metric, Source, Stats};
 use crate::{Error, Value};
 
 /// The tables of rule set `R` with at most `max_pieces` pieces, each class built in memory
 /// the first time a probe needs it (with the classes it converts into). Safe to share
 /// between threads; a probe that needs an unbuilt class waits for it.
+///
+/// The distances are MTC by default, like the files'; [`Memory::dtw`] makes tables whose
+/// distances are DTW (plies to the end of the game), which say which winning move brings the
+/// end closer where MTC cannot (in a kings-only ending the quickest conversion may be a
+/// sacrifice, the loser's capture).
 pub struct Memory<R: Rules> {
     max_pieces: u32,
     kings_only: u32,
     threads: usize,
+    metric: Metric,
     slots: Vec<OnceLock<Result<Box<[u8]>, String>>>,
     _rules: PhantomData<R>,
 }
@@ -27,6 +33,7 @@ impl<R: Rules> Memory<R> {
             max_pieces: max_pieces.min(7),
             kings_only: 0,
             threads: 1,
+            metric: Metric::Mtc,
             slots: (0..4096).map(|_| OnceLock::new()).collect(),
             _rules: PhantomData,
         }
@@ -37,6 +44,24 @@ impl<R: Rules> Memory<R> {
     pub fn with_threads(mut self, threads: usize) -> Memory<R> {
         self.threads = threads.max(1);
         self
+    }
+
+    /// Distances in DTW rather than MTC: plies to the end of the game, every ply counted
+    /// (see [`Metric::Dtw`]). The capture positions are stored as the others are.
+    #[must_use]
+    pub fn dtw(mut self) -> Memory<R> {
+        self.metric = Metric::Dtw;
+        self
+    }
+
+    /// The metric of the distances.
+    pub fn metric(&self) -> Metric {
+        self.metric
+    }
+
+    /// Whether class `m` is built already (a probe of it never waits).
+    pub fn is_built(&self, m: Material) -> bool {
+        self.slots[m.key()].get().is_some()
     }
 
     /// Covers the kings-only classes of up to `pieces` pieces as well (capped at 7).
@@ -73,7 +98,7 @@ impl<R: Rules> Memory<R> {
                     return Err(e.to_string());
                 }
             }
-            match solve::solve_pair::<R, _>(self, c, self.threads) {
+            match solve::solve_pair::<R, _>(self, c, self.threads, self.metric) {
                 Ok((va, vb)) => {
                     if let Some(vb) = vb {
                         let _ = self.slots[c.flip().key()].set(Ok(vb));
@@ -114,10 +139,11 @@ impl<R: Rules> Memory<R> {
             .flatten()
     }
 
-    /// A legal move keeping the value of `pos`: the quickest winning conversion, a draw, or
-    /// the longest loss; `None` outside the tables or without a legal move.
+    /// A legal move keeping the value of `pos`: the quickest win (the quickest winning
+    /// conversion in MTC), a draw, or the longest loss; `None` outside the tables or without
+    /// a legal move.
     pub fn best_move(&self, pos: &Position) -> Option<Move> {
-        best_move::<R>(pos, |p| self.probe(p))
+        best_move::<R>(pos, self.metric, |p| self.probe(p))
     }
 
     /// Counts over class `m` (built now if needed).
@@ -131,7 +157,7 @@ impl<R: Rules> Memory<R> {
     /// [`Error::Mismatch`] at the first disagreement.
     pub fn verify(&self, m: Material) -> Result<u64, Error> {
         let t = self.ensure(m)?;
-        verify_class::<R, _>(self, m, t, false)
+        verify_class::<R, _>(self, m, t, false, self.metric)
     }
 }
 
@@ -159,10 +185,11 @@ impl<R: Rules> Source for Built<'_, R> {
     }
 }
 
-/// The move of `pos` whose successor `probe` values best for the side to move, by the MTC
-/// rules: conversions count by their result only.
+/// The move of `pos` whose successor `probe` values best for the side to move: by the MTC
+/// rules (conversions count by their result only) or by DTW (every move one ply).
 pub(crate) fn best_move<R: Rules>(
     pos: &Position,
+    metric: Metric,
     mut probe: impl FnMut(&Position) -> Option<Value>,
 ) -> Option<Move> {
     let list = pos.moves::<R>();
@@ -170,7 +197,7 @@ pub(crate) fn best_move<R: Rules>(
     let mut best: Option<(i64, Move)> = None;
     for &m in list.iter() {
         let child = probe(&pos.after(m))?;
-        let conversion = m.is_capture() || !kings.contains(m.from());
+        let conversion = metric == Metric::Mtc && (m.is_capture() || !kings.contains(m.from()));
         let v = match (conversion, child) {
             (true, Value::Win(_)) => Value::Loss(1),
             (true, Value::Loss(_)) => Value::Win(1),
@@ -192,6 +219,7 @@ pub(crate) fn verify_class<R: Rules, S: Source + ?Sized>(
     m: Material,
     t: &[u8],
     resolve_captures: bool,
+    metric: Metric,
 ) -> Result<u64, Error> {
     let mut n = 0;
     let mut err = None;
@@ -204,7 +232,7 @@ pub(crate) fn verify_class<R: Rules, S: Source + ?Sized>(
             return;
         }
         let stored = Value::decode(t[i]);
-        match solve::from_successors::<R, S>(src, &pos, resolve_captures) {
+        match solve::from_successors::<R, S>(src, &pos, resolve_captures, metric) {
             Ok(Some(expected)) if expected == stored => n += 1,
             Ok(Some(expected)) => {
                 err = Some(Error::Mismatch {

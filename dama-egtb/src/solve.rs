@@ -235,6 +235,13 @@ struct Scratch {
     st: [Vec<u8>; 2],
     /// `levels[d][part * 2 + win]`: positions decided at distance `d`, as `wk | bk << 32`.
     levels: Vec<[Vec<u64>; 4]>,
+    /// DTW only: `seeds[d][part]`, positions with a man move winning in `d`, decided then
+    /// unless a king move wins sooner.
+    seeds: Vec<[Vec<u64>; 2]>,
+    /// DTW only: per position, the shortest win by a man move (0: none).
+    exit_win: [Vec<u8>; 2],
+    /// DTW only: per position, the longest loss by a man move (0: none).
+    exit_loss: [Vec<u8>; 2],
     list: MoveList,
 }
 
@@ -246,6 +253,26 @@ impl Scratch {
         }
         self.levels[d][part * 2 + win as usize].push(u64::from(wk) | u64::from(bk) << 32);
     }
+
+    fn seed(&mut self, d: u32, part: usize, wk: u32, bk: u32) {
+        let d = d as usize;
+        if self.seeds.len() <= d {
+            self.seeds.resize_with(d + 1, Default::default);
+        }
+        self.seeds[d][part].push(u64::from(wk) | u64::from(bk) << 32);
+    }
+}
+
+/// The metric a table's distances are in.
+#[derive(Copy, Clone, Eq, PartialEq, Hash, Debug, Default)]
+pub enum Metric {
+    /// Moves to conversion (the files' metric, see [`Value`]).
+    #[default]
+    Mtc,
+    /// Distance to win: plies to the end of the game (the loser left without a legal
+    /// move), every ply counted, the winner hurrying and the loser delaying it. What says
+    /// which of two winning king moves brings the end closer, where MTC cannot.
+    Dtw,
 }
 
 /// Calls `f(j, wk, bk)` for every kings placement of `part`, in index order.
@@ -274,6 +301,29 @@ fn for_each_kings(part: &Part, mut f: impl FnMut(usize, u32, u32)) {
     }
 }
 
+/// The value of the position after `m` for the side that played it, one ply further (DTW:
+/// the stored bytes of `src` hold every position, captures included).
+#[inline]
+fn dtw_after<R: Rules, S: Source>(src: &S, pos: &Position, m: Move) -> Result<Value, Error> {
+    let child = pos.after(m);
+    match value_of::<R, S>(src, &child, false)? {
+        Some(v) => Ok(one_ply_before(v)),
+        None => Err(Error::Missing {
+            material: Placement::of(&child).material(),
+        }),
+    }
+}
+
+/// The value of a position whose move leads to a position of value `v`, in DTW.
+#[inline]
+pub(crate) const fn one_ply_before(v: Value) -> Value {
+    match v {
+        Value::Win(d) => Value::Loss(d + 1),
+        Value::Loss(d) => Value::Win(d + 1),
+        Value::Draw => Value::Draw,
+    }
+}
+
 /// The value of the position after `m` for the side that played it, as win/draw/loss.
 #[inline]
 fn wdl_after<R: Rules, S: Source>(src: &S, pos: &Position, m: Move) -> Result<Wdl, Error> {
@@ -288,9 +338,20 @@ fn wdl_after<R: Rules, S: Source>(src: &S, pos: &Position, m: Move) -> Result<Wd
 
 /// Solves one unit: `parts[0]` and its twin `parts[1]` (or `parts[0]` alone when it is its
 /// own twin). The values are left in `s.val`.
-fn solve_unit<R: Rules, S: Source>(src: &S, parts: &[Part], s: &mut Scratch) -> Result<(), Error> {
+fn solve_unit<R: Rules, S: Source>(
+    src: &S,
+    parts: &[Part],
+    s: &mut Scratch,
+    metric: Metric,
+) -> Result<(), Error> {
+    let dtw = metric == Metric::Dtw;
     let other = |p: usize| if parts.len() == 1 { 0 } else { 1 - p };
     for lvl in &mut s.levels {
+        for l in lvl.iter_mut() {
+            l.clear();
+        }
+    }
+    for lvl in &mut s.seeds {
         for l in lvl.iter_mut() {
             l.clear();
         }
@@ -300,6 +361,12 @@ fn solve_unit<R: Rules, S: Source>(src: &S, parts: &[Part], s: &mut Scratch) -> 
         s.val[p].resize(part.kings, 0);
         s.st[p].clear();
         s.st[p].resize(part.kings, DONE);
+        if dtw {
+            for x in [&mut s.exit_win[p], &mut s.exit_loss[p]] {
+                x.clear();
+                x.resize(part.kings, 0);
+            }
+        }
         let mut list = std::mem::take(&mut s.list);
         let mut err = None;
         for_each_kings(part, |j, wk, bk| {
@@ -316,6 +383,45 @@ fn solve_unit<R: Rules, S: Source>(src: &S, parts: &[Part], s: &mut Scratch) -> 
             pos.generate::<R>(&mut list);
             let decided = if list.is_empty() {
                 Some(Value::Loss(0))
+            } else if dtw {
+                // Every move counts one ply; captures and man moves are exits valued by
+                // what is already solved, king moves the retrograde below.
+                let capture = list[0].is_capture();
+                let (mut kings, mut draw_exit) = (0u8, false);
+                let (mut best_win, mut worst_loss) = (u32::MAX, 0u32);
+                for &m in list.iter() {
+                    if !capture && wk & 1 << m.from().index() != 0 {
+                        kings += 1;
+                        continue;
+                    }
+                    match dtw_after::<R, S>(src, &pos, m) {
+                        Ok(Value::Win(d)) => best_win = best_win.min(d),
+                        Ok(Value::Draw) => draw_exit = true,
+                        Ok(Value::Loss(d)) => worst_loss = worst_loss.max(d),
+                        Err(e) => err = Some(e),
+                    }
+                }
+                if best_win == 1 || (kings == 0 && best_win != u32::MAX) {
+                    Some(Value::Win(best_win))
+                } else if kings == 0 {
+                    Some(if draw_exit {
+                        Value::Draw
+                    } else {
+                        Value::Loss(worst_loss)
+                    })
+                } else {
+                    let never_lost = draw_exit || best_win != u32::MAX;
+                    s.st[p][j] = kings | if never_lost { DRAW_EXIT } else { 0 };
+                    if best_win != u32::MAX {
+                        match u8::try_from(best_win) {
+                            Ok(b) if best_win <= crate::MAX_DISTANCE => s.exit_win[p][j] = b,
+                            _ => err = Some(Error::DistanceOverflow),
+                        }
+                        s.seed(best_win, p, wk, bk);
+                    }
+                    s.exit_loss[p][j] = u8::try_from(worst_loss).unwrap_or(u8::MAX);
+                    None
+                }
             } else if list[0].is_capture() {
                 let mut best = Wdl::Loss;
                 for &m in list.iter() {
@@ -384,7 +490,24 @@ fn solve_unit<R: Rules, S: Source>(src: &S, parts: &[Part], s: &mut Scratch) -> 
     }
     let fly = R::KINGS_FLY;
     let mut d = 0;
-    while d < s.levels.len() {
+    while d < s.levels.len().max(s.seeds.len()) {
+        if s.levels.len() <= d {
+            s.levels.resize_with(d + 1, Default::default);
+        }
+        // DTW: a man move winning in `d` decides the positions no king move won sooner.
+        for p in 0..s.seeds.get(d).map_or(0, |_| parts.len()) {
+            let seeds = std::mem::take(&mut s.seeds[d][p]);
+            for &e in &seeds {
+                let (wk, bk) = (e as u32, (e >> 32) as u32);
+                let j = parts[p].mat.kings_index(parts[p].men, wk, bk);
+                if s.st[p][j] != DONE {
+                    s.st[p][j] = DONE;
+                    s.val[p][j] = encode(Value::Win(d as u32))?;
+                    s.push(d as u32, p, true, wk, bk);
+                }
+            }
+            s.seeds[d][p] = seeds;
+        }
         for p in 0..parts.len() {
             let q = other(p);
             let pq = parts[q];
@@ -418,12 +541,21 @@ fn solve_unit<R: Rules, S: Source>(src: &S, parts: &[Part], s: &mut Scratch) -> 
                                         let st = st - 1;
                                         if st & !DRAW_EXIT != 0 {
                                             s.st[q][j] = st;
+                                        } else if dtw && s.exit_win[q][j] != 0 {
+                                            // Won by a man move: its seed decides it.
+                                            s.st[q][j] = DRAW_EXIT;
                                         } else if st & DRAW_EXIT != 0 {
                                             s.st[q][j] = DONE;
                                         } else {
+                                            // DTW: a man move may lose more slowly.
+                                            let l = if dtw {
+                                                next.max(u32::from(s.exit_loss[q][j]))
+                                            } else {
+                                                next
+                                            };
                                             s.st[q][j] = DONE;
-                                            s.val[q][j] = encode(Value::Loss(next))?;
-                                            s.push(next, q, false, pred_wk, pred_bk);
+                                            s.val[q][j] = encode(Value::Loss(l))?;
+                                            s.push(l, q, false, pred_wk, pred_bk);
                                         }
                                     }
                                 }
@@ -449,12 +581,14 @@ fn encode(v: Value) -> Result<u8, Error> {
 /// The values of a class and, when it is not its own twin, of its twin.
 pub(crate) type Solved = (Box<[u8]>, Option<Box<[u8]>>);
 
-/// Solves the class `a` and its twin, reading smaller classes in `store`; `threads` workers.
-/// Returns the values of `a` and (if different) of `a.flip()`.
+/// Solves the class `a` and its twin in `metric`, reading smaller classes in `store` (in the
+/// same metric); `threads` workers. Returns the values of `a` and (if different) of
+/// `a.flip()`.
 pub(crate) fn solve_pair<R: Rules, S: Source + Sync + ?Sized>(
     store: &S,
     a: Material,
     threads: usize,
+    metric: Metric,
 ) -> Result<Solved, Error> {
     let b = a.flip();
     let same = a == b;
@@ -514,7 +648,7 @@ pub(crate) fn solve_pair<R: Rules, S: Source + Sync + ?Sized>(
                 };
                 let single = same && cb == c;
                 let parts: &[Part] = if single { &[pa] } else { &[pa, pb] };
-                solve_unit::<R, _>(&src, parts, &mut s)?;
+                solve_unit::<R, _>(&src, parts, &mut s, metric)?;
                 let vb_out = if single { Vec::new() } else { s.val[1].clone() };
                 out.push((c, s.val[0].clone(), cb, vb_out));
             }
@@ -554,6 +688,7 @@ pub(crate) fn from_successors<R: Rules, S: Source + ?Sized>(
     src: &S,
     pos: &Position,
     resolve_captures: bool,
+    metric: Metric,
 ) -> Result<Option<Value>, Error> {
     let list = pos.moves::<R>();
     if list.is_empty() {
@@ -566,15 +701,13 @@ pub(crate) fn from_successors<R: Rules, S: Source + ?Sized>(
             return Ok(None);
         };
         let conversion = m.is_capture() || !us_kings.contains(m.from());
-        let v = match (conversion, child) {
+        let v = match (conversion && metric == Metric::Mtc, child) {
             (true, c) => match c.wdl() {
                 Wdl::Win => Value::Loss(1),
                 Wdl::Draw => Value::Draw,
                 Wdl::Loss => Value::Win(1),
             },
-            (false, Value::Win(d)) => Value::Loss(d + 1),
-            (false, Value::Loss(d)) => Value::Win(d + 1),
-            (false, Value::Draw) => Value::Draw,
+            (false, c) => one_ply_before(c),
         };
         if best.is_none_or(|b| v.key() > b.key()) {
             best = Some(v);

@@ -165,7 +165,7 @@ fn build_for<R: Rules>(
             positions,
         });
         let t0 = Instant::now();
-        let (va, vb) = solve::solve_pair::<R, _>(&store, m, threads)?;
+        let (va, vb) = solve::solve_pair::<R, _>(&store, m, threads, solve::Metric::Mtc)?;
         let mut results = vec![(m, va)];
         if let Some(vb) = vb {
             results.push((m.flip(), vb));
@@ -382,7 +382,9 @@ impl Tables {
 
     /// A legal move keeping the value of `pos`; `None` when unknown or without a move.
     pub fn best_move<R: Rules>(&self, pos: &Position) -> Option<Move> {
-        best_move::<R>(pos, |p| self.probe_rules::<R>(p).ok().flatten())
+        best_move::<R>(pos, solve::Metric::Mtc, |p| {
+            self.probe_rules::<R>(p).ok().flatten()
+        })
     }
 
     /// Counts over class `m` of `variant` (captures not stored are valued by search);
@@ -435,7 +437,7 @@ impl Tables {
                 files: Files::<R>(self, Default::default()),
                 held: [(m, &values), (m.flip(), &twin)],
             };
-            verify_class::<R, _>(&src, m, &values, true)
+            verify_class::<R, _>(&src, m, &values, true, solve::Metric::Mtc)
         })
     }
 

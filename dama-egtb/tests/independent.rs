@@ -9,7 +9,7 @@ mod support;
 use dama_egtb::{Memory, Value};
 use dama_rules::variant::{Italian, Spanish};
 use dama_rules::{Color, Rules};
-use support::independent::{enumerate, position, reachable, solve};
+use support::independent::{dtw, enumerate, position, reachable, solve};
 
 /// Compares every position of at most `max` pieces; returns how many were compared, how
 /// many had a capture pending, how many had no legal move, and how many had a capture
@@ -72,4 +72,34 @@ fn the_independent_solver_finds_the_known_2k_v_k_figures() {
         }
     }
     assert_eq!((draws, longest), (34, 33));
+}
+
+/// The DTW tables (plies to the end of the game) against the independent solver's DTW, every
+/// position of at most 3 pieces: `W:WK1,K2:BK4`-like kings-only endings and the men's.
+fn compare_dtw<R: Rules>(max: u32) -> usize {
+    let solved = solve::<R>(enumerate(max, &|_| true));
+    let expected = dtw::<R>(&solved);
+    let tables = Memory::<R>::new(max).dtw();
+    let mut longer = 0;
+    for ((&k, &e), &mtc) in solved.keys.iter().zip(&expected).zip(&solved.values) {
+        let pos = position(k);
+        assert_eq!(tables.probe(&pos), Some(e), "{}", pos.fen());
+        // Same result; the end comes no sooner than the next conversion.
+        assert_eq!(e.wdl(), mtc.wdl(), "{}", pos.fen());
+        assert!(e.distance() >= mtc.distance(), "{}", pos.fen());
+        longer += usize::from(e.distance() > mtc.distance());
+    }
+    longer
+}
+
+#[test]
+fn italian_dtw_up_to_3_pieces_agrees_with_an_independent_solve() {
+    let longer = compare_dtw::<Italian>(3);
+    // Men's endings: the end comes long after the first man move.
+    assert!(longer > 10_000, "{longer}");
+}
+
+#[test]
+fn spanish_dtw_up_to_3_pieces_agrees_with_an_independent_solve() {
+    assert!(compare_dtw::<Spanish>(3) > 0);
 }

@@ -290,3 +290,95 @@ pub fn reachable(from: [u32; 4], c: [u32; 4]) -> bool {
         && c[2] <= from[2]
         && c[2] + c[3] <= from[2] + from[3]
 }
+
+/// The DTW of every position of `solved` (plies to the end of the game, every move one ply,
+/// the winner hurrying and the loser delaying), from its win/draw/loss alone, by a method
+/// unlike the generator's: sweeps over the forward edges, sweep `d` giving distance `d` to
+/// every win with a lost child at `d - 1` and to every loss whose children are all known at
+/// less than `d`. Slow (a pass over everything per distance), and plain.
+pub fn dtw<R: Rules>(solved: &Solved) -> Vec<Value> {
+    let n = solved.keys.len();
+    let children: Vec<Vec<Option<usize>>> = solved
+        .keys
+        .iter()
+        .map(|&k| {
+            let pos = position(k);
+            pos.moves::<R>()
+                .iter()
+                .map(|m| {
+                    let child = pos.after(*m);
+                    if child.pieces(child.turn()).is_empty() {
+                        None
+                    } else {
+                        let i = solved.keys.binary_search(&key(&child));
+                        Some(i.unwrap_or_else(|_| panic!("{} leads outside the set", pos.fen())))
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    const UNKNOWN: u32 = u32::MAX;
+    let mut dist: Vec<u32> = (0..n)
+        .map(|p| {
+            let lost = matches!(solved.values[p], Value::Loss(_));
+            if lost && children[p].is_empty() {
+                0
+            } else {
+                UNKNOWN
+            }
+        })
+        .collect();
+    let mut d = 1;
+    loop {
+        let before = dist.clone();
+        // A child without pieces has lost in 0.
+        let known = |c: &Option<usize>| c.map_or(Some(0), |c| (before[c] < d).then(|| before[c]));
+        let mut left = 0;
+        for p in 0..n {
+            if before[p] != UNKNOWN {
+                continue;
+            }
+            match solved.values[p] {
+                Value::Draw => continue,
+                Value::Win(_) => {
+                    let wins_now = children[p].iter().any(|c| {
+                        let lost = c.is_none_or(|c| matches!(solved.values[c], Value::Loss(_)));
+                        lost && known(c) == Some(d - 1)
+                    });
+                    if wins_now {
+                        dist[p] = d;
+                    }
+                }
+                Value::Loss(_) => {
+                    let all: Option<Vec<u32>> = children[p].iter().map(known).collect();
+                    if let Some(all) = all {
+                        dist[p] = all.into_iter().max().unwrap_or(0) + 1;
+                    }
+                }
+            }
+            if dist[p] == UNKNOWN {
+                left += 1;
+            }
+        }
+        if left == 0 || d > 1_000 {
+            break;
+        }
+        d += 1;
+    }
+    solved
+        .values
+        .iter()
+        .zip(&dist)
+        .map(|(v, &d)| {
+            assert!(
+                v.wdl() == dama_egtb::Wdl::Draw || d != UNKNOWN,
+                "a decided position without a distance"
+            );
+            match v {
+                Value::Win(_) => Value::Win(d),
+                Value::Loss(_) => Value::Loss(d),
+                Value::Draw => Value::Draw,
+            }
+        })
+        .collect()
+}
