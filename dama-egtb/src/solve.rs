@@ -495,11 +495,12 @@ fn solve_unit<R: Rules, S: Source>(
             s.levels.resize_with(d + 1, Default::default);
         }
         // DTW: a man move winning in `d` decides the positions no king move won sooner.
-        for p in 0..s.seeds.get(d).map_or(0, |_| parts.len()) {
+        let seeded = if d < s.seeds.len() { parts } else { &[] };
+        for (p, part) in seeded.iter().enumerate() {
             let seeds = std::mem::take(&mut s.seeds[d][p]);
             for &e in &seeds {
                 let (wk, bk) = (e as u32, (e >> 32) as u32);
-                let j = parts[p].mat.kings_index(parts[p].men, wk, bk);
+                let j = part.mat.kings_index(part.men, wk, bk);
                 if s.st[p][j] != DONE {
                     s.st[p][j] = DONE;
                     s.val[p][j] = encode(Value::Win(d as u32))?;
