@@ -609,6 +609,10 @@ pub enum EgtbAction {
         /// Hard without any table, its search alone.
         #[arg(long)]
         no_tables: bool,
+        /// The classes the starts are drawn from: `men` (with men), `kings` (kings only) or
+        /// `all`. Half the starts have Black to move (the position turned round).
+        #[arg(long, default_value = "men", value_parser = ["men", "kings", "all"])]
+        classes: String,
         /// Seed of the positions and of Hard's choices.
         #[arg(long, default_value_t = 1)]
         seed: u64,

@@ -148,7 +148,7 @@ impl<R: Rules> Memory<R> {
 
     /// Counts over class `m` (built now if needed).
     pub fn stats(&self, m: Material) -> Option<Stats> {
-        self.table(m).map(|t| solve::stats_of(m, t))
+        self.table(m).map(|t| solve::stats_of(m, t, self.metric))
     }
 
     /// Checks every position of class `m` against its successors; the number checked.
@@ -162,6 +162,10 @@ impl<R: Rules> Memory<R> {
 }
 
 impl<R: Rules> Source for Memory<R> {
+    fn metric(&self) -> Metric {
+        self.metric
+    }
+
     fn byte(&self, m: Material, i: usize) -> Result<Option<u8>, Error> {
         if !self.covers(m) {
             return Ok(None);
@@ -174,6 +178,10 @@ impl<R: Rules> Source for Memory<R> {
 struct Built<'a, R: Rules>(&'a Memory<R>);
 
 impl<R: Rules> Source for Built<'_, R> {
+    fn metric(&self) -> Metric {
+        self.0.metric
+    }
+
     fn byte(&self, m: Material, i: usize) -> Result<Option<u8>, Error> {
         if !self.0.covers(m) {
             return Ok(None);
@@ -231,7 +239,7 @@ pub(crate) fn verify_class<R: Rules, S: Source + ?Sized>(
         if resolve_captures && pos.must_capture::<R>() {
             return;
         }
-        let stored = Value::decode(t[i]);
+        let stored = solve::decode_in(t[i], metric);
         match solve::from_successors::<R, S>(src, &pos, resolve_captures, metric) {
             Ok(Some(expected)) if expected == stored => n += 1,
             Ok(Some(expected)) => {

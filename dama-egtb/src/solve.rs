@@ -40,6 +40,28 @@ use crate::Error;
 pub(crate) trait Source {
     /// The stored byte of index `i` of class `m`, `None` when the class is not held.
     fn byte(&self, m: Material, i: usize) -> Result<Option<u8>, Error>;
+
+    /// The metric of the stored bytes.
+    fn metric(&self) -> Metric {
+        Metric::Mtc
+    }
+}
+
+/// The stored byte of `v` in `metric`.
+pub(crate) fn encode_in(v: Value, metric: Metric) -> Result<u8, Error> {
+    match metric {
+        Metric::Mtc => v.encode(),
+        Metric::Dtw => v.encode_dtw(),
+    }
+    .ok_or(Error::DistanceOverflow)
+}
+
+/// The value of a stored byte in `metric`.
+pub(crate) const fn decode_in(b: u8, metric: Metric) -> Value {
+    match metric {
+        Metric::Mtc => Value::decode(b),
+        Metric::Dtw => Value::decode_dtw(b),
+    }
 }
 
 /// The value of `pos` (either side to move) read from `src`. With `resolve_captures`, a
@@ -88,7 +110,8 @@ pub(crate) fn value_of<R: Rules, S: Source + ?Sized>(
             None => Value::Loss(0),
         }));
     }
-    Ok(src.byte(m, m.index(&p))?.map(Value::decode))
+    let metric = src.metric();
+    Ok(src.byte(m, m.index(&p))?.map(|b| decode_in(b, metric)))
 }
 
 /// The classes a class's conversions lead into (captures by either side, with or without a
@@ -160,6 +183,10 @@ struct BuildSource<'a, S: Source + ?Sized> {
 }
 
 impl<S: Source + ?Sized> Source for BuildSource<'_, S> {
+    fn metric(&self) -> Metric {
+        self.store.metric()
+    }
+
     #[inline]
     fn byte(&self, m: Material, i: usize) -> Result<Option<u8>, Error> {
         if m == self.a {
@@ -239,9 +266,9 @@ struct Scratch {
     /// unless a king move wins sooner.
     seeds: Vec<[Vec<u64>; 2]>,
     /// DTW only: per position, the shortest win by a man move (0: none).
-    exit_win: [Vec<u8>; 2],
+    exit_win: [Vec<u16>; 2],
     /// DTW only: per position, the longest loss by a man move (0: none).
-    exit_loss: [Vec<u8>; 2],
+    exit_loss: [Vec<u16>; 2],
     list: MoveList,
 }
 
@@ -412,14 +439,12 @@ fn solve_unit<R: Rules, S: Source>(
                 } else {
                     let never_lost = draw_exit || best_win != u32::MAX;
                     s.st[p][j] = kings | if never_lost { DRAW_EXIT } else { 0 };
+                    // Distances past a byte's reach fail when they are stored.
                     if best_win != u32::MAX {
-                        match u8::try_from(best_win) {
-                            Ok(b) if best_win <= crate::MAX_DISTANCE => s.exit_win[p][j] = b,
-                            _ => err = Some(Error::DistanceOverflow),
-                        }
+                        s.exit_win[p][j] = u16::try_from(best_win).unwrap_or(u16::MAX);
                         s.seed(best_win, p, wk, bk);
                     }
-                    s.exit_loss[p][j] = u8::try_from(worst_loss).unwrap_or(u8::MAX);
+                    s.exit_loss[p][j] = u16::try_from(worst_loss).unwrap_or(u16::MAX);
                     None
                 }
             } else if list[0].is_capture() {
@@ -475,7 +500,10 @@ fn solve_unit<R: Rules, S: Source>(
                 }
             };
             if let Some(v) = decided {
-                s.val[p][j] = v.encode().unwrap_or(0);
+                match encode_in(v, metric) {
+                    Ok(b) => s.val[p][j] = b,
+                    Err(e) => err = Some(e),
+                }
                 match v {
                     Value::Win(d) => s.push(d, p, true, wk, bk),
                     Value::Loss(d) => s.push(d, p, false, wk, bk),
@@ -503,7 +531,7 @@ fn solve_unit<R: Rules, S: Source>(
                 let j = part.mat.kings_index(part.men, wk, bk);
                 if s.st[p][j] != DONE {
                     s.st[p][j] = DONE;
-                    s.val[p][j] = encode(Value::Win(d as u32))?;
+                    s.val[p][j] = encode_in(Value::Win(d as u32), metric)?;
                     s.push(d as u32, p, true, wk, bk);
                 }
             }
@@ -536,7 +564,7 @@ fn solve_unit<R: Rules, S: Source>(
                                     let next = d as u32 + 1;
                                     if !win {
                                         s.st[q][j] = DONE;
-                                        s.val[q][j] = encode(Value::Win(next))?;
+                                        s.val[q][j] = encode_in(Value::Win(next), metric)?;
                                         s.push(next, q, true, pred_wk, pred_bk);
                                     } else {
                                         let st = st - 1;
@@ -555,7 +583,7 @@ fn solve_unit<R: Rules, S: Source>(
                                                 next
                                             };
                                             s.st[q][j] = DONE;
-                                            s.val[q][j] = encode(Value::Loss(l))?;
+                                            s.val[q][j] = encode_in(Value::Loss(l), metric)?;
                                             s.push(l, q, false, pred_wk, pred_bk);
                                         }
                                     }
@@ -573,10 +601,6 @@ fn solve_unit<R: Rules, S: Source>(
         d += 1;
     }
     Ok(())
-}
-
-fn encode(v: Value) -> Result<u8, Error> {
-    v.encode().ok_or(Error::DistanceOverflow)
 }
 
 /// The values of a class and, when it is not its own twin, of its twin.
@@ -735,7 +759,7 @@ pub struct Stats {
 }
 
 /// The statistics of a table held in memory (every index, captures included).
-pub(crate) fn stats_of(m: Material, values: &[u8]) -> Stats {
+pub(crate) fn stats_of(m: Material, values: &[u8], metric: Metric) -> Stats {
     let mut s = Stats::default();
     let k = m.kings_per_config();
     for c in 0..m.configs() {
@@ -744,7 +768,7 @@ pub(crate) fn stats_of(m: Material, values: &[u8]) -> Stats {
         }
         for &b in &values[c * k..(c + 1) * k] {
             s.positions += 1;
-            match Value::decode(b) {
+            match decode_in(b, metric) {
                 Value::Win(d) => {
                     s.wins += 1;
                     s.longest_win = s.longest_win.max(d);

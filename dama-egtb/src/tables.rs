@@ -397,7 +397,7 @@ impl Tables {
             return Ok(None);
         };
         let values = f.read_all()?;
-        Ok(Some(solve::stats_of(m, &values)))
+        Ok(Some(solve::stats_of(m, &values, solve::Metric::Mtc)))
     }
 
     /// The header and size of class `m`'s file, `None` when it is not there.

@@ -84,6 +84,29 @@ impl Value {
         }
     }
 
+    /// The stored byte of a DTW table (see [`Metric::Dtw`](crate::Metric::Dtw)): 0 a draw,
+    /// 1..=127 a win in `2b - 1` plies, 128 + b a loss in `2b`. A win's distance to the
+    /// end is odd (the winner makes the last move) and a loss's even, so halving them loses
+    /// nothing and doubles the reach: wins to 253 plies, losses to 254. `None` when the
+    /// distance does not fit or has the wrong parity.
+    pub const fn encode_dtw(self) -> Option<u8> {
+        match self {
+            Value::Draw => Some(0),
+            Value::Win(d) if d % 2 == 1 && d < 2 * MAX_DISTANCE => Some(d.div_ceil(2) as u8),
+            Value::Loss(d) if d % 2 == 0 && d <= 2 * MAX_DISTANCE => Some(128 + (d / 2) as u8),
+            _ => None,
+        }
+    }
+
+    /// The value of a stored byte of a DTW table (see [`Value::encode_dtw`]).
+    pub const fn decode_dtw(b: u8) -> Value {
+        match b {
+            0 => Value::Draw,
+            1..=127 => Value::Win(2 * b as u32 - 1),
+            _ => Value::Loss(2 * (b as u32 - 128)),
+        }
+    }
+
     /// An order from the side to move's view: larger is better (quick wins, then draws, then
     /// slow losses).
     pub const fn key(self) -> i64 {
@@ -115,6 +138,13 @@ mod tests {
         for b in 0..=255u8 {
             assert_eq!(Value::decode(b).encode(), Some(b), "{b}");
         }
+        for b in 0..=255u8 {
+            assert_eq!(Value::decode_dtw(b).encode_dtw(), Some(b), "{b}");
+        }
+        assert_eq!(Value::Win(2).encode_dtw(), None);
+        assert_eq!(Value::Loss(3).encode_dtw(), None);
+        assert_eq!(Value::Win(253).encode_dtw(), Some(127));
+        assert_eq!(Value::Win(255).encode_dtw(), None);
         assert_eq!(Value::Win(0).encode(), None);
         assert_eq!(Value::Win(128).encode(), None);
     }

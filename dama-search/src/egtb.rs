@@ -27,8 +27,18 @@ pub const MEMORY_KINGS_ONLY: u32 = 5;
 /// The pieces of the tables an engine builds on disk when they are missing.
 pub const BUILD_PIECES: u32 = 5;
 
+/// The DTW tables in memory cover every class of at most this many pieces...
+pub const DTW_PIECES: u32 = 5;
+/// ... and the kings-only classes of this many. Beyond the classes the MTC tables hold in
+/// memory ([`MEMORY_PIECES`], [`MEMORY_KINGS_ONLY`]), a DTW class is built only where the
+/// files cover it (5 pieces with men: up to 25 s of CPU with what it converts into;
+/// kings-only 6: about 40 s and 60 MB for the three classes).
+pub const DTW_KINGS_ONLY: u32 = 6;
+
 /// The in-memory tables, one per rule set, shared by every search of the process.
 static MEMORY: [OnceLock<Box<dyn Any + Send + Sync>>; 6] = [const { OnceLock::new() }; 6];
+/// The in-memory DTW tables, likewise.
+static DTW: [OnceLock<Box<dyn Any + Send + Sync>>; 6] = [const { OnceLock::new() }; 6];
 
 fn slot(v: Variant) -> usize {
     Variant::ALL.iter().position(|&x| x == v).unwrap_or(0)
@@ -41,6 +51,31 @@ fn memory<R: Rules>() -> &'static Memory<R> {
         })
         .downcast_ref::<Memory<R>>()
         .unwrap_or_else(|| unreachable!("each slot holds its variant's tables"))
+}
+
+fn dtw<R: Rules>() -> &'static Memory<R> {
+    DTW[slot(R::VARIANT)]
+        .get_or_init(|| {
+            Box::new(
+                Memory::<R>::new(DTW_PIECES)
+                    .with_kings_only(DTW_KINGS_ONLY)
+                    .dtw(),
+            )
+        })
+        .downcast_ref::<Memory<R>>()
+        .unwrap_or_else(|| unreachable!("each slot holds its variant's tables"))
+}
+
+/// What the root of a search plays from the tables: a move and what it keeps.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RootPlay {
+    /// The move.
+    pub mv: Move,
+    /// The value of the root for the side to move, in the tables' metric (MTC) when they
+    /// have it, else in DTW.
+    pub value: Value,
+    /// The plies to the end of the game after this move with best play, when known (DTW).
+    pub to_end: Option<u32>,
 }
 
 /// A background build of the files of one directory.
@@ -223,39 +258,138 @@ impl Endgames {
         }
     }
 
+    /// The DTW value of `pos` (plies to the end of the game), from the in-memory DTW tables:
+    /// the classes the in-memory MTC tables hold, and those of at most [`DTW_PIECES`]
+    /// pieces or kings-only of [`DTW_KINGS_ONLY`] that the files cover; `None` outside them,
+    /// or, never waiting, while the class is being built.
+    pub fn probe_dtw<R: Rules>(&self, pos: &Position) -> Option<Value> {
+        let n = pos.occupied().count();
+        if !self.memory || n > DTW_KINGS_ONLY.max(DTW_PIECES) {
+            return None;
+        }
+        let m: Material = Placement::of(pos).material();
+        let kings_only = m.men() == 0;
+        let cheap = n <= MEMORY_PIECES || (kings_only && n <= MEMORY_KINGS_ONLY);
+        let held = if kings_only {
+            n <= DTW_KINGS_ONLY
+        } else {
+            n <= DTW_PIECES
+        };
+        if !held || (!cheap && n > self.file_pieces(R::VARIANT)) {
+            return None;
+        }
+        if !self.no_wait {
+            return dtw::<R>().probe(pos);
+        }
+        let v = dtw::<R>().probe_built(pos);
+        if v.is_none() {
+            build_dtw_in_memory::<R>(m);
+        }
+        v
+    }
+
     /// At the root: the winning move with the shortest distance to conversion that the
     /// no-progress counter allows (`quiet` plies used of `limit`), and its value; `None`
-    /// unless `pos` is a covered win with no capture pending for either side.
+    /// unless `pos` is a covered win with no capture pending for either side. Knows no
+    /// history: [`Endgames::root_play`] is what a search plays.
     pub fn root_win<R: Rules>(
         &self,
         pos: &Position,
         quiet: u32,
         limit: u32,
     ) -> Option<(Move, u32)> {
-        if pos.must_capture::<R>() || pos.with_turn(!pos.turn()).must_capture::<R>() {
+        match self.root_play::<R>(pos, &[], quiet, limit)? {
+            RootPlay {
+                mv,
+                value: Value::Win(d),
+                ..
+            } => Some((mv, d)),
+            _ => None,
+        }
+    }
+
+    /// What the root plays from the tables, when `pos` is a win or a loss they cover (with a
+    /// capture pending for either side, only where the DTW tables cover it), given the game
+    /// so far: `history` holds the hash of
+    /// every position of the game (`pos` last), `quiet` the plies since the last conversion
+    /// and `limit` the variant's no-progress limit.
+    ///
+    /// - **A win**: among the moves that keep it and leave the winner time to convert
+    ///   before the counter ends the game (the child's MTC fits), a move to a position the
+    ///   game has not seen comes first (the end never comes through a repetition), then the
+    ///   shortest distance to the end of the game (DTW) where the in-memory DTW tables have
+    ///   it, then the shortest distance to conversion. DTW is what makes progress: in a
+    ///   kings-only ending MTC's quickest conversion may be a sacrifice that the loser
+    ///   captures (3K v K to 2K v K), and among king moves that keep a win MTC says nothing
+    ///   of which brings the end closer. Every move that keeps DTW's optimum lowers it by
+    ///   two plies a move pair, so play cannot come back to a position.
+    /// - **A loss**: the move that puts the end furthest off (DTW, then MTC), preferring one
+    ///   that repeats a position (a repetition is the loser's hope where a referee counts
+    ///   it).
+    ///
+    /// `None` for a draw (the search keeps it: a move that loses is a table loss at its
+    /// first ply) and outside the tables.
+    pub fn root_play<R: Rules>(
+        &self,
+        pos: &Position,
+        history: &[u64],
+        quiet: u32,
+        limit: u32,
+    ) -> Option<RootPlay> {
+        // With a capture pending the files' MTC is only win/draw/loss (a capture counts 1
+        // whatever follows): such a root is played from the tables only where DTW has it.
+        let capture = pos.must_capture::<R>() || pos.with_turn(!pos.turn()).must_capture::<R>();
+        let root = if capture {
+            self.probe_dtw::<R>(pos)?
+        } else {
+            self.probe::<R>(pos).or_else(|| self.probe_dtw::<R>(pos))?
+        };
+        if root == Value::Draw {
             return None;
         }
-        if !matches!(self.probe::<R>(pos)?, Value::Win(_)) {
-            return None;
-        }
+        let won = matches!(root, Value::Win(_));
         let kings = pos.kings(pos.turn());
-        let mut best: Option<(Move, u32)> = None;
+        let seen = |p: &Position| history.contains(&p.hash());
+        // The key to minimise: a seen position last, then the distances.
+        type Key = (bool, u32, u32);
+        let mut best: Option<(Key, Move, Option<u32>)> = None;
         for &m in pos.moves::<R>().iter() {
-            let Value::Loss(d) = self.probe::<R>(&pos.after(m))? else {
-                continue;
-            };
+            let child = pos.after(m);
+            let mtc = self.probe::<R>(&child);
+            let dtw = self.probe_dtw::<R>(&child);
             let king_move = !m.is_capture() && kings.contains(m.from());
-            let d = if king_move { d + 1 } else { 1 };
-            // The conversion comes after d plies, played with the counter at quiet + d - 1
-            // (a conversion now resets it at once).
-            if king_move && quiet + d >= limit {
-                continue;
-            }
-            if best.is_none_or(|(_, b)| d < b) {
-                best = Some((m, d));
+            let key = if won {
+                // The plies to conversion after m: MTC's when known, else bounded by DTW's.
+                let (lost, d) = match (mtc, dtw) {
+                    (Some(Value::Loss(d)), _) | (None, Some(Value::Loss(d))) => (true, d),
+                    _ => (false, 0),
+                };
+                if !lost {
+                    continue;
+                }
+                let d = if king_move { d + 1 } else { 1 };
+                // The conversion comes after d plies, played with the counter at quiet + d - 1
+                // (a conversion now resets it at once).
+                if king_move && quiet + d >= limit {
+                    continue;
+                }
+                let to_end = dtw.and_then(Value::distance).unwrap_or(u32::MAX);
+                (seen(&child), to_end, d)
+            } else {
+                let d = |v: Option<Value>| v.and_then(Value::distance).unwrap_or(0);
+                // Largest first: negate by subtracting from the largest.
+                (!seen(&child), u32::MAX - d(dtw), u32::MAX - d(mtc))
+            };
+            if best.is_none_or(|(k, _, _)| key < k) {
+                best = Some((key, m, dtw.and_then(Value::distance)));
             }
         }
-        best
+        let (_, mv, to_end) = best?;
+        Some(RootPlay {
+            mv,
+            value: root,
+            to_end,
+        })
     }
 }
 
@@ -277,6 +411,28 @@ fn build_in_memory<R: Rules>(m: Material) {
         });
     if let Err(e) = spawned {
         tracing::warn!("endgame table {c} not built: {e}");
+    }
+}
+
+/// Builds class `m` of the in-memory DTW tables (with what it converts into) on a thread of
+/// its own, once.
+fn build_dtw_in_memory<R: Rules>(m: Material) {
+    static ASKED: std::sync::Mutex<Vec<(usize, Material)>> = std::sync::Mutex::new(Vec::new());
+    let c = dama_egtb::solve::canonical(m);
+    {
+        let mut asked = ASKED.lock().unwrap_or_else(|e| e.into_inner());
+        if asked.contains(&(slot(R::VARIANT), c)) {
+            return;
+        }
+        asked.push((slot(R::VARIANT), c));
+    }
+    let spawned = std::thread::Builder::new()
+        .name("dama-egtb-dtw".into())
+        .spawn(move || {
+            let _ = dtw::<R>().table(c);
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("endgame table {c} (DTW) not built: {e}");
     }
 }
 

@@ -59,14 +59,18 @@ pub(crate) fn run<R: Rules>(
     } else {
         job.endgames
     };
-    // A won ending the tables know: the quickest winning conversion the counter allows.
+    // A won or lost ending the tables know: see Endgames::root_play.
     if job.multipv == 1 {
         let rules = R::VARIANT.draw_rules();
         let quiet = game.quiet_plies();
-        if let Some((m, d)) =
-            endgames.root_win::<R>(game.position(), quiet, rules.no_progress_plies)
-        {
-            let score = Score(crate::score::TABLE_WIN - d as i32);
+        let play =
+            endgames.root_play::<R>(game.position(), game.keys(), quiet, rules.no_progress_plies);
+        if let Some(crate::egtb::RootPlay { mv: m, value, .. }) = play {
+            let score = match value {
+                dama_egtb::Value::Win(d) => Score(crate::score::TABLE_WIN - d as i32),
+                dama_egtb::Value::Loss(d) => Score(-crate::score::TABLE_WIN + d as i32),
+                dama_egtb::Value::Draw => Score::DRAW,
+            };
             let time = start.elapsed();
             on_info(&Info {
                 depth: 1,

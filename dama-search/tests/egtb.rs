@@ -119,3 +119,61 @@ fn files_in_a_directory_are_used_and_agree_with_memory() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `W:WK1,K2,K15:BK4`, a win in 11 plies: 1-5, 15-11 and 2-6 keep that (the defender then
+/// lasts 10), 15-12 keeps the win but the defender then lasts 14. MTC alone cannot tell them apart (15-12's
+/// quickest conversion is as quick); the engine plays one that brings the end closer.
+#[test]
+fn a_kings_only_win_is_played_by_its_distance_to_the_end() {
+    let dtw = Memory::<Italian>::new(4).with_kings_only(5).dtw();
+    let start: dama_rules::Position = "W:WK1,K2,K15:BK4".parse().unwrap();
+    assert_eq!(dtw.probe(&start), Some(Value::Win(11)));
+    let after = |m: &str| {
+        let mut g = Game::from_position(Variant::Italian, start);
+        g.play_text(m).unwrap();
+        dtw.probe(g.position())
+    };
+    assert_eq!(after("15-12"), Some(Value::Loss(14)));
+    for limits in [
+        Limits::depth(8),
+        Limits::nodes(20_000),
+        Limits::move_time(std::time::Duration::from_millis(200)),
+    ] {
+        let game = Game::from_position(Variant::Italian, start);
+        let r = Engine::new().search(&game, &limits);
+        let m = r.best.unwrap().to_string();
+        assert!(
+            ["1-5", "15-11", "2-6"].contains(&m.as_str()),
+            "{m} {limits:?}"
+        );
+        assert_eq!(after(&m), Some(Value::Loss(10)));
+    }
+}
+
+/// A table-won root never answers with a move to a position the game has seen while
+/// another winning move does not: the three quickest of `W:WK1,K2,K15:BK4` given as seen.
+#[test]
+fn a_table_win_never_repeats_a_position_of_the_game() {
+    let start: dama_rules::Position = "W:WK1,K2,K15:BK4".parse().unwrap();
+    let endgames = Endgames::memory_only();
+    let mut seen = vec![];
+    for m in ["1-5", "15-11", "2-6"] {
+        let mut g = Game::from_position(Variant::Italian, start);
+        g.play_text(m).unwrap();
+        seen.push(g.position().hash());
+    }
+    seen.push(start.hash());
+    let play = endgames.root_play::<Italian>(&start, &seen, 0, 80).unwrap();
+    assert!(!seen.contains(&start.after(play.mv).hash()), "{}", play.mv);
+    assert!(matches!(play.value, Value::Win(_)));
+    let tables = Memory::<Italian>::new(4).with_kings_only(5);
+    assert!(matches!(
+        tables.probe(&start.after(play.mv)),
+        Some(Value::Loss(_))
+    ));
+    // Without the history, a quickest one.
+    let play = endgames
+        .root_play::<Italian>(&start, &[start.hash()], 0, 80)
+        .unwrap();
+    assert_eq!(play.to_end, Some(10));
+}

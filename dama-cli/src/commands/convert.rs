@@ -1,24 +1,45 @@
 //! `dama egtb convert`: won endings played out against a perfect defender.
 //!
-//! Positions are drawn from the table files: a class with men (of exactly `--pieces`
-//! pieces) at random, then an index at random, kept when the side to move wins and no
-//! capture is pending for either side (and, with `--min-distance D`, when the win is at
-//! least D plies from its conversion: most random wins are a man move away). Hard plays the winning side at a fixed node budget,
-//! with the tables of `--dir` (the default) or with none at all (`--no-tables`, its search
-//! alone); the defender plays from the tables the move that keeps the longest loss (MTC).
+//! Positions are drawn from the table files: a class (of exactly `--pieces` pieces; with
+//! men, kings only, or either, by `--classes`) at random, then an index at random, kept when
+//! the side to move wins and no capture is pending for either side (and, with
+//! `--min-distance D`, when the win is at least D plies from its conversion: most random
+//! wins with men are a man move away); every other start is turned round, so that Black is
+//! to move in half of them. Hard plays the winning side at a fixed node budget, with the
+//! tables of `--dir` (the default) or with none at all (`--no-tables`, its search alone).
+//! The defender plays from the tables the move that puts the end furthest off: by DTW
+//! (plies to the end of the game) where the in-memory DTW tables hold the position, else by
+//! the files' MTC.
+//!
 //! A game counts as converted when the attacker wins it under the game's own draw rules
-//! (for Italian, 40 moves each without a capture or a man move is a draw).
+//! (for Italian, 40 moves each without a capture or a man move is a draw), with a threefold
+//! repetition counted as a draw too, as referees and other programs count it. Each game is
+//! set against its perfect length, the start's DTW, when the DTW tables hold it (every class
+//! of at most 5 pieces and the kings-only ones of 6; they are built in memory first, which
+//! takes a minute or two for 5 and 6 pieces), and the attacker's moves that come back to a
+//! position of the game are counted.
 
 use std::io::{self, Write};
 use std::path::Path;
 
-use dama_egtb::{solve::build_order, Tables, Value};
-use dama_rules::{Color, Game, Outcome, Position, Rules, Variant};
+use dama_egtb::{solve::build_order, Material, Memory, Placement, Tables, Value};
+use dama_rules::{Game, Move, Outcome, Position, Rules, Variant};
 use dama_search::{ChaCha8Rng, Endgames, Engine, Level, Limits, SeedableRng, Signals};
 use rand::RngExt;
 
 use crate::error::CliError;
 use crate::exit::Status;
+
+/// Which classes the starts come from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Classes {
+    /// With at least one man.
+    WithMen,
+    /// Kings only.
+    KingsOnly,
+    /// Either.
+    All,
+}
 
 /// What `dama egtb convert` was asked.
 pub struct Options {
@@ -34,6 +55,8 @@ pub struct Options {
     pub min_distance: u32,
     /// The attacker without tables.
     pub no_tables: bool,
+    /// The classes of the starts.
+    pub classes: Classes,
     /// Seed of the positions and of Hard's choices.
     pub seed: u64,
     /// Games at once.
@@ -43,11 +66,25 @@ pub struct Options {
 /// How one game went.
 #[derive(Clone, Copy, Debug)]
 struct Played {
-    value: Value,
+    kings_only: bool,
     converted: bool,
     plies: usize,
+    /// The start's DTW, when known.
+    perfect: Option<u32>,
     /// The first ply after which the tables no longer called it a win for the attacker.
     spoiled: Option<usize>,
+    /// Attacker's moves to a position the game had seen.
+    repeats: usize,
+    /// Whether the game ended in a threefold repetition.
+    threefold: bool,
+}
+
+/// The DTW tables the defender and the perfect lengths come from.
+fn dtw_tables<R: Rules>(pieces: u32) -> Memory<R> {
+    Memory::<R>::new(pieces.min(5))
+        .with_kings_only(pieces.min(6))
+        .with_threads(2)
+        .dtw()
 }
 
 pub fn run(dir: &Path, o: &Options) -> Result<Status, CliError> {
@@ -67,6 +104,7 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
         )));
     }
     let starts = sample::<R>(&tables, o)?;
+    let dtw = dtw_tables::<R>(o.pieces);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(vec![None; starts.len()]);
     let out = std::sync::Mutex::new(io::stdout());
@@ -83,16 +121,28 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
                 return Ok(());
             };
             let mut rng = ChaCha8Rng::seed_from_u64(o.seed.wrapping_add(i as u64));
-            let played = play::<R>(&tables, &mut engine, start, value, o.nodes, &mut rng)?;
+            let played = play::<R>(&tables, &dtw, &mut engine, start, o.nodes, &mut rng)?;
             let line = format!(
-                "{} {}: {} after {} plies{}",
+                "{} {}{}: {} after {} plies{}{}{}",
                 start.fen(),
                 value,
+                played
+                    .perfect
+                    .map_or(String::new(), |d| format!(" (perfect {d})")),
                 if played.converted { "won" } else { "not won" },
                 played.plies,
+                if played.threefold {
+                    ", drawn by threefold repetition"
+                } else {
+                    ""
+                },
                 played
                     .spoiled
                     .map_or(String::new(), |p| format!(", the win let go at ply {p}")),
+                match played.repeats {
+                    0 => String::new(),
+                    n => format!(", {n} repeating moves by the winner"),
+                },
             );
             results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(played);
             let out = out.lock().unwrap_or_else(|e| e.into_inner());
@@ -123,19 +173,14 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
         .collect();
     let converted = played.iter().filter(|p| p.converted).count();
     let spoiled = played.iter().filter(|p| p.spoiled.is_some()).count();
-    let long: Vec<&Played> = played
-        .iter()
-        .filter(|p| p.value.distance().is_some_and(|d| d >= 10))
-        .collect();
-    let long_converted = long.iter().filter(|p| p.converted).count();
+    let repeats: usize = played.iter().map(|p| p.repeats).sum();
+    let threefold = played.iter().filter(|p| p.threefold).count();
     println!(
-        "converted {converted}/{} ({:.1} %), the win let go in {spoiled}; of those {} \
-         or more plies from conversion: {long_converted}/{}; Hard at {} nodes a move {}, \
+        "converted {converted}/{} ({:.1} %), the win let go in {spoiled}, {repeats} repeating \
+         moves by the winner, {threefold} threefold repetitions; Hard at {} nodes a move {}, \
          the defender perfect",
         played.len(),
         100.0 * converted as f64 / played.len().max(1) as f64,
-        10,
-        long.len(),
         o.nodes,
         if o.no_tables {
             "without tables"
@@ -143,19 +188,53 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
             "with the tables"
         },
     );
+    for (name, kings_only) in [("kings only", true), ("with men", false)] {
+        let set: Vec<&Played> = played
+            .iter()
+            .filter(|p| p.kings_only == kings_only && p.converted)
+            .collect();
+        let known: Vec<&&Played> = set.iter().filter(|p| p.perfect.is_some()).collect();
+        if known.is_empty() {
+            continue;
+        }
+        let plies: usize = known.iter().map(|p| p.plies).sum();
+        let perfect: u32 = known.iter().filter_map(|p| p.perfect).sum();
+        let worst = known
+            .iter()
+            .map(|p| p.plies as f64 / f64::from(p.perfect.unwrap_or(1).max(1)))
+            .fold(0.0, f64::max);
+        println!(
+            "{name}: {} games won with a known perfect length, {plies} plies against a perfect \
+             {perfect} ({:.3}x; the longest game {:.2}x its perfect length), {:.1} plies a game \
+             against {:.1}",
+            known.len(),
+            plies as f64 / f64::from(perfect.max(1)),
+            worst,
+            plies as f64 / known.len() as f64,
+            f64::from(perfect) / known.len() as f64,
+        );
+    }
     Ok(Status::Ok)
 }
 
-/// Won positions without a capture pending, drawn from the classes with men.
+/// Won positions without a capture pending, drawn from the classes asked for; every other
+/// one turned round (Black to move).
 fn sample<R: Rules>(tables: &Tables, o: &Options) -> Result<Vec<(Position, Value)>, CliError> {
     let classes: Vec<_> = build_order(o.pieces)
         .into_iter()
         .flat_map(|m| [m, m.flip()])
-        .filter(|m| m.pieces() == o.pieces && m.men() > 0)
+        .filter(|m| {
+            m.pieces() == o.pieces
+                && match o.classes {
+                    Classes::WithMen => m.men() > 0,
+                    Classes::KingsOnly => m.men() == 0,
+                    Classes::All => true,
+                }
+        })
         .collect();
     if classes.is_empty() {
         return Err(CliError::Usage(format!(
-            "no class of {} pieces with men: expected --pieces 3 or more",
+            "no class of {} pieces of that kind: expected --pieces 3 or more",
             o.pieces
         )));
     }
@@ -174,7 +253,8 @@ fn sample<R: Rules>(tables: &Tables, o: &Options) -> Result<Vec<(Position, Value
             continue;
         };
         let pos = p.position();
-        if pos.must_capture::<R>() || pos.with_turn(Color::Black).must_capture::<R>() {
+        let pos = if out.len() % 2 == 1 { pos.flip() } else { pos };
+        if pos.must_capture::<R>() || pos.with_turn(!pos.turn()).must_capture::<R>() {
             continue;
         }
         match tables.probe_rules::<R>(&pos) {
@@ -186,19 +266,37 @@ fn sample<R: Rules>(tables: &Tables, o: &Options) -> Result<Vec<(Position, Value
     Ok(out)
 }
 
+/// The defender's move: the longest loss by DTW where `dtw` holds the position, else by MTC.
+fn defend<R: Rules>(tables: &Tables, dtw: &Memory<R>, pos: &Position) -> Option<Move> {
+    if dtw.covers(Placement::of(pos).material()) {
+        if let Some(m) = dtw.best_move(pos) {
+            return Some(m);
+        }
+    }
+    tables.best_move::<R>(pos)
+}
+
 /// Plays `start` out: Hard for the side to move, the tables for the other.
 fn play<R: Rules>(
     tables: &Tables,
+    dtw: &Memory<R>,
     engine: &mut Engine,
     start: Position,
-    value: Value,
     nodes: u64,
     rng: &mut ChaCha8Rng,
 ) -> Result<Played, CliError> {
     let attacker = start.turn();
+    let material: Material = Placement::of(&start).material();
+    let perfect = if dtw.covers(material) {
+        dtw.probe(&start).and_then(Value::distance)
+    } else {
+        None
+    };
     let mut game = Game::from_position(R::VARIANT, start);
     engine.clear();
     let mut spoiled = None;
+    let mut repeats = 0;
+    let mut threefold = false;
     let limits = Limits::nodes(nodes);
     // A safety net far beyond what the draw rules allow.
     while game.outcome().is_none() && game.moves().len() < 2000 {
@@ -208,24 +306,36 @@ fn play<R: Rules>(
                 .play_level(&game, Level::Hard, &limits, &Signals::default(), rng)
                 .best
         } else {
-            tables.best_move::<R>(&pos)
+            defend::<R>(tables, dtw, &pos)
         }
         .ok_or_else(|| CliError::Internal(format!("no move in {}", pos.fen())))?;
         game.play(m)
             .map_err(|e| CliError::Internal(format!("{}: {e}", pos.fen())))?;
-        if pos.turn() == attacker && spoiled.is_none() {
-            let after = tables
-                .probe_rules::<R>(game.position())
-                .map_err(|e| CliError::Usage(e.to_string()))?;
-            if game.outcome().is_none() && !matches!(after, Some(Value::Loss(_))) {
-                spoiled = Some(game.moves().len());
+        let key = game.position().hash();
+        let seen = game.keys().iter().filter(|&&k| k == key).count();
+        if pos.turn() == attacker {
+            repeats += usize::from(seen > 1);
+            if spoiled.is_none() {
+                let after = tables
+                    .probe_rules::<R>(game.position())
+                    .map_err(|e| CliError::Usage(e.to_string()))?;
+                if game.outcome().is_none() && !matches!(after, Some(Value::Loss(_))) {
+                    spoiled = Some(game.moves().len());
+                }
             }
+        }
+        if seen >= 3 {
+            threefold = true;
+            break;
         }
     }
     Ok(Played {
-        value,
-        converted: game.outcome() == Some(Outcome::Win(attacker)),
+        kings_only: material.men() == 0,
+        converted: !threefold && game.outcome() == Some(Outcome::Win(attacker)),
         plies: game.moves().len(),
+        perfect,
         spoiled,
+        repeats,
+        threefold,
     })
 }

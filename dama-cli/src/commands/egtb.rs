@@ -43,6 +43,7 @@ pub fn run(action: EgtbAction) -> Result<Status, CliError> {
             nodes,
             min_distance,
             no_tables,
+            classes,
             seed,
             threads,
         } => super::convert::run(
@@ -54,6 +55,11 @@ pub fn run(action: EgtbAction) -> Result<Status, CliError> {
                 nodes,
                 min_distance,
                 no_tables,
+                classes: match classes.as_str() {
+                    "kings" => super::convert::Classes::KingsOnly,
+                    "all" => super::convert::Classes::All,
+                    _ => super::convert::Classes::WithMen,
+                },
                 seed,
                 threads,
             },
