@@ -613,6 +613,12 @@ pub enum EgtbAction {
         /// `all`. Half the starts have Black to move (the position turned round).
         #[arg(long, default_value = "men", value_parser = ["men", "kings", "all"])]
         classes: String,
+        /// What the tables call the starts, for Hard, the side to move: `won` (Hard
+        /// converts, the tables defend longest), `drawn` (Hard must not lose; the tables
+        /// play a drawing move at random, and win if Hard lets them) or `lost` (Hard
+        /// resists, the tables win as quickly as they can).
+        #[arg(long, default_value = "won", value_parser = ["won", "drawn", "lost"])]
+        start: String,
         /// Seed of the positions and of Hard's choices.
         #[arg(long, default_value_t = 1)]
         seed: u64,

@@ -8,6 +8,11 @@
 //! process). The search probes a node only when neither side has a capture pending; the
 //! values ignore the 40-move rule, and the search uses one only when the distance to the
 //! next conversion fits in what the counter leaves.
+//!
+//! At the root, a won or lost ending the tables cover is played from them at once
+//! ([`Endgames::root_play`]): by DTW, the distance to the end of the game, from DTW tables
+//! built in memory beside the MTC ones, with the game's history, so that a win is never let
+//! go through a repetition or the 40-move rule and always comes closer.
 
 use std::any::Any;
 use std::path::{Path, PathBuf};
@@ -407,6 +412,7 @@ fn build_in_memory<R: Rules>(m: Material) {
     let spawned = std::thread::Builder::new()
         .name("dama-egtb-memory".into())
         .spawn(move || {
+            lower_this_threads_priority();
             let _ = memory::<R>().table(c);
         });
     if let Err(e) = spawned {
@@ -429,6 +435,7 @@ fn build_dtw_in_memory<R: Rules>(m: Material) {
     let spawned = std::thread::Builder::new()
         .name("dama-egtb-dtw".into())
         .spawn(move || {
+            lower_this_threads_priority();
             let _ = dtw::<R>().table(c);
         });
     if let Err(e) = spawned {

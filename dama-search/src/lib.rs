@@ -458,7 +458,14 @@ impl Engine {
         if limits.is_infinite() {
             limits.time = TimeControl::MoveTime(Level::DEFAULT_MOVE_TIME);
         }
-        let lines = if profile.margin > 0 { usize::MAX } else { 1 };
+        // An ending the tables play (a win or a loss they cover): every level plays their
+        // move, which a level's margin would only spoil (a random choice among table wins
+        // can walk in circles).
+        let lines = if profile.margin > 0 && !self.tables_play(game) {
+            usize::MAX
+        } else {
+            1
+        };
         let mut result = self.run(game, &limits, signals, lines, false, on_info);
         let i = level::choose(&result.lines, &profile, rng);
         if let Some(line) = result.lines.get(i).cloned() {
@@ -468,6 +475,18 @@ impl Engine {
             result.pv = line.pv;
         }
         result
+    }
+}
+
+impl Engine {
+    /// Whether the root of `game` is played from the tables (see
+    /// [`Endgames::root_play`]); never waits for a table to be built.
+    fn tables_play(&self, game: &Game) -> bool {
+        let endgames = self.endgames.clone().never_waiting();
+        let limit = game.variant().draw_rules().no_progress_plies;
+        dama_rules::with_rules!(game.variant(), R => endgames
+            .root_play::<R>(game.position(), game.keys(), game.quiet_plies(), limit)
+            .is_some())
     }
 }
 

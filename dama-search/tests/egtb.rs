@@ -3,7 +3,7 @@
 
 use dama_egtb::{Material, Memory, Value};
 use dama_rules::{variant::Italian, Color, Game, Outcome, Variant};
-use dama_search::{Endgames, Engine, Limits};
+use dama_search::{ChaCha8Rng, Endgames, Engine, Level, Limits, SeedableRng, Signals};
 
 /// Won positions (White to move) of class `name`, a few spread over its numbering.
 fn won_starts(name: &str, count: usize) -> Vec<dama_rules::Position> {
@@ -147,6 +147,24 @@ fn a_kings_only_win_is_played_by_its_distance_to_the_end() {
             "{m} {limits:?}"
         );
         assert_eq!(after(&m), Some(Value::Loss(10)));
+    }
+    // The levels that choose at random among good moves play the tables' move too (the
+    // tables are built by now: a move on the clock does not wait for them).
+    for level in [Level::Novice, Level::Normal] {
+        let game = Game::from_position(Variant::Italian, start);
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let r = Engine::new().play_level(
+            &game,
+            level,
+            &Limits::infinite(),
+            &Signals::default(),
+            &mut rng,
+        );
+        assert_eq!(
+            after(&r.best.unwrap().to_string()),
+            Some(Value::Loss(10)),
+            "{level:?}"
+        );
     }
 }
 

@@ -1,28 +1,30 @@
-//! `dama egtb convert`: won endings played out against a perfect defender.
+//! `dama egtb convert`: endings played out against perfect play.
 //!
 //! Positions are drawn from the table files: a class (of exactly `--pieces` pieces; with
 //! men, kings only, or either, by `--classes`) at random, then an index at random, kept when
-//! the side to move wins and no capture is pending for either side (and, with
-//! `--min-distance D`, when the win is at least D plies from its conversion: most random
-//! wins with men are a man move away); every other start is turned round, so that Black is
-//! to move in half of them. Hard plays the winning side at a fixed node budget, with the
-//! tables of `--dir` (the default) or with none at all (`--no-tables`, its search alone).
-//! The defender plays from the tables the move that puts the end furthest off: by DTW
-//! (plies to the end of the game) where the in-memory DTW tables hold the position, else by
-//! the files' MTC.
+//! the tables give the side to move the value asked for (`--start won|drawn|lost`) and no
+//! capture is pending for either side (and, for wins, with `--min-distance D`, when the win
+//! is at least D plies from its conversion: most random wins with men are a man move away);
+//! every other start is turned round, so that Black is to move in half of them. Hard plays
+//! the side to move at a fixed node budget, with the tables of `--dir` (the default) or with
+//! none at all (`--no-tables`, its search alone). The tables play the other side:
 //!
-//! A game counts as converted when the attacker wins it under the game's own draw rules
-//! (for Italian, 40 moves each without a capture or a man move is a draw), with a threefold
-//! repetition counted as a draw too, as referees and other programs count it. Each game is
-//! set against its perfect length, the start's DTW, when the DTW tables hold it (every class
-//! of at most 5 pieces and the kings-only ones of 6; they are built in memory first, which
-//! takes a minute or two for 5 and 6 pieces), and the attacker's moves that come back to a
-//! position of the game are counted.
+//! - against a win, the move that puts the end furthest off: by DTW (plies to the end of the
+//!   game) where the in-memory DTW tables hold the position, else by the files' MTC;
+//! - against a draw, a drawing move at random, and the quickest win if Hard lets one in;
+//! - against a loss, the quickest win (DTW, else MTC).
+//!
+//! The game's own draw rules apply (for Italian, 40 moves each without a capture or a man
+//! move is a draw), and a threefold repetition counts as a draw too, as referees and other
+//! programs count it. A won game is set against its perfect length, the start's DTW, when
+//! the DTW tables hold it (every class of at most 5 pieces and the kings-only ones of 6;
+//! they are built in memory first, which takes a minute or two for 5 and 6 pieces), and
+//! Hard's moves that come back to a position of the game are counted.
 
 use std::io::{self, Write};
 use std::path::Path;
 
-use dama_egtb::{solve::build_order, Material, Memory, Placement, Tables, Value};
+use dama_egtb::{solve::build_order, Material, Memory, Placement, Tables, Value, Wdl};
 use dama_rules::{Game, Move, Outcome, Position, Rules, Variant};
 use dama_search::{ChaCha8Rng, Endgames, Engine, Level, Limits, SeedableRng, Signals};
 use rand::RngExt;
@@ -57,6 +59,8 @@ pub struct Options {
     pub no_tables: bool,
     /// The classes of the starts.
     pub classes: Classes,
+    /// The tables' value of the starts for Hard.
+    pub start: Wdl,
     /// Seed of the positions and of Hard's choices.
     pub seed: u64,
     /// Games at once.
@@ -67,16 +71,17 @@ pub struct Options {
 #[derive(Clone, Copy, Debug)]
 struct Played {
     kings_only: bool,
-    converted: bool,
     plies: usize,
     /// The start's DTW, when known.
     perfect: Option<u32>,
-    /// The first ply after which the tables no longer called it a win for the attacker.
+    /// The first ply after which the tables called Hard's side worse than at the start.
     spoiled: Option<usize>,
-    /// Attacker's moves to a position the game had seen.
+    /// Hard's moves to a position the game had seen.
     repeats: usize,
     /// Whether the game ended in a threefold repetition.
     threefold: bool,
+    /// How it ended for Hard: won, drawn (or not finished) or lost.
+    result: Wdl,
 }
 
 /// The DTW tables the defender and the perfect lengths come from.
@@ -121,7 +126,7 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
                 return Ok(());
             };
             let mut rng = ChaCha8Rng::seed_from_u64(o.seed.wrapping_add(i as u64));
-            let played = play::<R>(&tables, &dtw, &mut engine, start, o.nodes, &mut rng)?;
+            let played = play::<R>(&tables, &dtw, &mut engine, start, value, o.nodes, &mut rng)?;
             let line = format!(
                 "{} {}{}: {} after {} plies{}{}{}",
                 start.fen(),
@@ -129,19 +134,28 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
                 played
                     .perfect
                     .map_or(String::new(), |d| format!(" (perfect {d})")),
-                if played.converted { "won" } else { "not won" },
+                match played.result {
+                    Wdl::Win => "won",
+                    Wdl::Draw => "drawn",
+                    Wdl::Loss => "lost",
+                },
                 played.plies,
                 if played.threefold {
                     ", drawn by threefold repetition"
                 } else {
                     ""
                 },
-                played
-                    .spoiled
-                    .map_or(String::new(), |p| format!(", the win let go at ply {p}")),
+                played.spoiled.map_or(String::new(), |p| format!(
+                    ", {} let go at ply {p}",
+                    if o.start == Wdl::Win {
+                        "the win"
+                    } else {
+                        "the draw"
+                    }
+                )),
                 match played.repeats {
                     0 => String::new(),
-                    n => format!(", {n} repeating moves by the winner"),
+                    n => format!(", {n} repeating moves by Hard"),
                 },
             );
             results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(played);
@@ -171,27 +185,45 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
         .into_iter()
         .flatten()
         .collect();
-    let converted = played.iter().filter(|p| p.converted).count();
+    let count = |w: Wdl| played.iter().filter(|p| p.result == w).count();
     let spoiled = played.iter().filter(|p| p.spoiled.is_some()).count();
     let repeats: usize = played.iter().map(|p| p.repeats).sum();
     let threefold = played.iter().filter(|p| p.threefold).count();
-    println!(
-        "converted {converted}/{} ({:.1} %), the win let go in {spoiled}, {repeats} repeating \
-         moves by the winner, {threefold} threefold repetitions; Hard at {} nodes a move {}, \
-         the defender perfect",
-        played.len(),
-        100.0 * converted as f64 / played.len().max(1) as f64,
+    let hard = format!(
+        "Hard at {} nodes a move {}",
         o.nodes,
         if o.no_tables {
             "without tables"
         } else {
             "with the tables"
-        },
+        }
     );
+    match o.start {
+        Wdl::Win => println!(
+            "converted {}/{} ({:.1} %), the win let go in {spoiled}, {repeats} repeating moves \
+             by Hard, {threefold} threefold repetitions; {hard}, the defender perfect",
+            count(Wdl::Win),
+            played.len(),
+            100.0 * count(Wdl::Win) as f64 / played.len().max(1) as f64,
+        ),
+        Wdl::Draw => println!(
+            "drawn starts: {} drawn, {} won, {} lost; the draw let go in {spoiled}; {hard}, \
+             the tables drawing at random and winning when let",
+            count(Wdl::Draw),
+            count(Wdl::Win),
+            count(Wdl::Loss),
+        ),
+        Wdl::Loss => println!(
+            "lost starts: {} lost, {} drawn, {} won; {hard}, the attacker perfect",
+            count(Wdl::Loss),
+            count(Wdl::Draw),
+            count(Wdl::Win),
+        ),
+    }
     for (name, kings_only) in [("kings only", true), ("with men", false)] {
         let set: Vec<&Played> = played
             .iter()
-            .filter(|p| p.kings_only == kings_only && p.converted)
+            .filter(|p| p.kings_only == kings_only && p.result == o.start && p.result != Wdl::Draw)
             .collect();
         let known: Vec<&&Played> = set.iter().filter(|p| p.perfect.is_some()).collect();
         if known.is_empty() {
@@ -201,14 +233,29 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
         let perfect: u32 = known.iter().filter_map(|p| p.perfect).sum();
         let worst = known
             .iter()
-            .map(|p| p.plies as f64 / f64::from(p.perfect.unwrap_or(1).max(1)))
-            .fold(0.0, f64::max);
+            .map(|p| match p.perfect {
+                Some(0) | None => 1.0,
+                Some(d) => p.plies as f64 / f64::from(d),
+            })
+            .fold(if o.start == Wdl::Win { 0.0 } else { f64::MAX }, |a, b| {
+                if o.start == Wdl::Win {
+                    a.max(b)
+                } else {
+                    a.min(b)
+                }
+            });
         println!(
-            "{name}: {} games won with a known perfect length, {plies} plies against a perfect \
-             {perfect} ({:.3}x; the longest game {:.2}x its perfect length), {:.1} plies a game \
+            "{name}: {} games {} with a known perfect length, {plies} plies against a perfect \
+             {perfect} ({:.3}x; the {} game {:.2}x its perfect length), {:.1} plies a game \
              against {:.1}",
             known.len(),
+            if o.start == Wdl::Win { "won" } else { "lost" },
             plies as f64 / f64::from(perfect.max(1)),
+            if o.start == Wdl::Win {
+                "longest"
+            } else {
+                "shortest"
+            },
             worst,
             plies as f64 / known.len() as f64,
             f64::from(perfect) / known.len() as f64,
@@ -217,8 +264,8 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
     Ok(Status::Ok)
 }
 
-/// Won positions without a capture pending, drawn from the classes asked for; every other
-/// one turned round (Black to move).
+/// Positions of the value asked for without a capture pending, drawn from the classes asked
+/// for; every other one turned round (Black to move).
 fn sample<R: Rules>(tables: &Tables, o: &Options) -> Result<Vec<(Position, Value)>, CliError> {
     let classes: Vec<_> = build_order(o.pieces)
         .into_iter()
@@ -258,7 +305,12 @@ fn sample<R: Rules>(tables: &Tables, o: &Options) -> Result<Vec<(Position, Value
             continue;
         }
         match tables.probe_rules::<R>(&pos) {
-            Ok(Some(v @ Value::Win(d))) if d >= o.min_distance => out.push((pos, v)),
+            Ok(Some(v))
+                if v.wdl() == o.start
+                    && (o.start != Wdl::Win || v.distance() >= Some(o.min_distance)) =>
+            {
+                out.push((pos, v))
+            }
             Ok(_) => {}
             Err(e) => return Err(CliError::Usage(e.to_string())),
         }
@@ -266,22 +318,46 @@ fn sample<R: Rules>(tables: &Tables, o: &Options) -> Result<Vec<(Position, Value
     Ok(out)
 }
 
-/// The defender's move: the longest loss by DTW where `dtw` holds the position, else by MTC.
-fn defend<R: Rules>(tables: &Tables, dtw: &Memory<R>, pos: &Position) -> Option<Move> {
-    if dtw.covers(Placement::of(pos).material()) {
-        if let Some(m) = dtw.best_move(pos) {
-            return Some(m);
+/// The tables' move: the quickest win where `pos` is won (by DTW where `dtw` holds it,
+/// else by MTC), a drawing move at random where it is drawn, the longest loss where lost.
+fn tables_move<R: Rules>(
+    tables: &Tables,
+    dtw: &Memory<R>,
+    pos: &Position,
+    rng: &mut ChaCha8Rng,
+) -> Result<Option<Move>, CliError> {
+    let probe = |p: &Position| {
+        tables
+            .probe_rules::<R>(p)
+            .map_err(|e| CliError::Usage(e.to_string()))
+    };
+    if probe(pos)? == Some(Value::Draw) {
+        let mut drawing = Vec::new();
+        for &m in pos.moves::<R>().iter() {
+            if probe(&pos.after(m))? == Some(Value::Draw) {
+                drawing.push(m);
+            }
+        }
+        if !drawing.is_empty() {
+            return Ok(Some(drawing[rng.random_range(0..drawing.len())]));
         }
     }
-    tables.best_move::<R>(pos)
+    if dtw.covers(Placement::of(pos).material()) {
+        if let Some(m) = dtw.best_move(pos) {
+            return Ok(Some(m));
+        }
+    }
+    Ok(tables.best_move::<R>(pos))
 }
 
-/// Plays `start` out: Hard for the side to move, the tables for the other.
+/// Plays `start` (of value `start_value` for its side to move) out: Hard for the side to
+/// move, the tables for the other.
 fn play<R: Rules>(
     tables: &Tables,
     dtw: &Memory<R>,
     engine: &mut Engine,
     start: Position,
+    start_value: Value,
     nodes: u64,
     rng: &mut ChaCha8Rng,
 ) -> Result<Played, CliError> {
@@ -306,7 +382,7 @@ fn play<R: Rules>(
                 .play_level(&game, Level::Hard, &limits, &Signals::default(), rng)
                 .best
         } else {
-            defend::<R>(tables, dtw, &pos)
+            tables_move::<R>(tables, dtw, &pos, rng)?
         }
         .ok_or_else(|| CliError::Internal(format!("no move in {}", pos.fen())))?;
         game.play(m)
@@ -315,11 +391,21 @@ fn play<R: Rules>(
         let seen = game.keys().iter().filter(|&&k| k == key).count();
         if pos.turn() == attacker {
             repeats += usize::from(seen > 1);
-            if spoiled.is_none() {
+            if spoiled.is_none() && game.outcome().is_none() {
+                // After Hard's move, the tables' value for the other side.
                 let after = tables
                     .probe_rules::<R>(game.position())
                     .map_err(|e| CliError::Usage(e.to_string()))?;
-                if game.outcome().is_none() && !matches!(after, Some(Value::Loss(_))) {
+                // A win the 40-move counter leaves no time for is no win.
+                let limit = R::VARIANT.draw_rules().no_progress_plies;
+                let opponent_wins =
+                    matches!(after, Some(Value::Win(d)) if game.quiet_plies() + d < limit);
+                let kept = match start_value.wdl() {
+                    Wdl::Win => matches!(after, Some(Value::Loss(_))),
+                    Wdl::Draw => !opponent_wins,
+                    Wdl::Loss => true,
+                };
+                if !kept {
                     spoiled = Some(game.moves().len());
                 }
             }
@@ -329,9 +415,15 @@ fn play<R: Rules>(
             break;
         }
     }
+    let result = match game.outcome() {
+        _ if threefold => Wdl::Draw,
+        Some(Outcome::Win(c)) if c == attacker => Wdl::Win,
+        Some(Outcome::Win(_)) => Wdl::Loss,
+        _ => Wdl::Draw,
+    };
     Ok(Played {
         kings_only: material.men() == 0,
-        converted: !threefold && game.outcome() == Some(Outcome::Win(attacker)),
+        result,
         plies: game.moves().len(),
         perfect,
         spoiled,

@@ -44,6 +44,7 @@ pub fn run(action: EgtbAction) -> Result<Status, CliError> {
             min_distance,
             no_tables,
             classes,
+            start,
             seed,
             threads,
         } => super::convert::run(
@@ -59,6 +60,11 @@ pub fn run(action: EgtbAction) -> Result<Status, CliError> {
                     "kings" => super::convert::Classes::KingsOnly,
                     "all" => super::convert::Classes::All,
                     _ => super::convert::Classes::WithMen,
+                },
+                start: match start.as_str() {
+                    "drawn" => dama_egtb::Wdl::Draw,
+                    "lost" => dama_egtb::Wdl::Loss,
+                    _ => dama_egtb::Wdl::Win,
                 },
                 seed,
                 threads,
