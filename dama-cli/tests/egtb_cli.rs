@@ -125,6 +125,50 @@ fn build_probe_info_verify() {
         "{out}"
     );
     assert!(out.contains("converted 4/4 (100.0 %)"), "{out}");
+    // Kings-only starts (half with Black to move) and lost ones: every game at the start's
+    // distance to the end, which the tables give as its perfect length.
+    for start in ["won", "lost"] {
+        let args = [
+            "egtb",
+            "convert",
+            "--dir",
+            d,
+            "--pieces",
+            "3",
+            "--positions",
+            "6",
+        ];
+        let o = dama(
+            &[&args[..], &["--classes", "all", "--start", start]].concat(),
+            None,
+        );
+        let out = text(&o.stdout);
+        assert!(o.status.success(), "{out}{}", text(&o.stderr));
+        let games: Vec<&str> = out.lines().filter(|l| l.contains(" after ")).collect();
+        assert_eq!(games.len(), 6, "{out}");
+        assert_eq!(
+            games.iter().filter(|l| l.starts_with("B:")).count(),
+            3,
+            "{out}"
+        );
+        for g in games {
+            let number = |after: &str| -> Option<u32> {
+                let rest = &g[g.find(after)? + after.len()..];
+                rest.split(|c: char| !c.is_ascii_digit())
+                    .next()?
+                    .parse()
+                    .ok()
+            };
+            let perfect = number("(perfect ");
+            assert!(perfect.is_some(), "{g}");
+            assert_eq!(number(" after "), perfect, "{g}");
+            assert!(
+                g.contains(if start == "won" { ": won" } else { ": lost" }),
+                "{g}"
+            );
+        }
+        assert!(!out.contains("repeating"), "{out}");
+    }
     let o = dama(&["egtb", "convert", "--dir", d, "--pieces", "4"], None);
     assert_eq!(o.status.code(), Some(2));
     assert!(

@@ -26,6 +26,8 @@ pub const MAX_HASH_MIB: i64 = 4096;
 pub const MAX_THREADS: i64 = 64;
 /// Largest `multipv`.
 pub const MAX_MULTIPV: i64 = 32;
+/// Largest `contempt`, in hundredths of a man.
+const MAX_CONTEMPT: i64 = 100;
 /// Largest `book-margin`, in hundredths of a man.
 pub const MAX_BOOK_MARGIN: i64 = 1000;
 /// Largest `seed`.
@@ -85,6 +87,7 @@ struct Settings {
     egtb_dir: String,
     book: bool,
     book_margin: i64,
+    contempt: i64,
     book_file: String,
     eval_file: String,
 }
@@ -101,6 +104,7 @@ impl Default for Settings {
             egtb_dir: crate::searcher::default_egtb_dir(),
             book: true,
             book_margin: i64::from(dama_search::book::DEFAULT_MARGIN),
+            contempt: 0,
             book_file: String::new(),
             eval_file: String::new(),
         }
@@ -309,6 +313,7 @@ impl<W: Write> Controller<W> {
                 kind: ParamType::Bool,
             },
             int_param("book-margin", s.book_margin, 0, MAX_BOOK_MARGIN),
+            int_param("contempt", s.contempt, 0, MAX_CONTEMPT),
             Response::Param {
                 name: "book-file".into(),
                 value: s.book_file.clone(),
@@ -386,6 +391,10 @@ impl<W: Write> Controller<W> {
             "book-margin" => {
                 self.settings.book_margin = int(0, MAX_BOOK_MARGIN)?;
                 self.job(Job::BookMargin(self.settings.book_margin as i32));
+            }
+            "contempt" => {
+                self.settings.contempt = int(0, MAX_CONTEMPT)?;
+                self.job(Job::Contempt(self.settings.contempt as u8));
             }
             "book-file" => {
                 let book = crate::searcher::book_for(value).map_err(|e| {

@@ -88,7 +88,10 @@
 //! depth 0 and its book value; `go analyze` never uses the book); `book-margin` (0..1000
 //! hundredths of a man, default 5: Hard and Strong choose, with the seeded generator, among
 //! the book moves at most this much below the best; 0 plays the best, its strong draw first;
-//! Normal keeps its own margin of 20); `book-file` (string: a book file written by `dama book
+//! Normal keeps its own margin of 20); `contempt` (0..100 hundredths of a man, default 0: a
+//! draw by repetition, by the 40-move rule or in the endgame tables is worth this much less
+//! than even to the side the engine plays, so that it does not steer into one when it is not
+//! worse); `book-file` (string: a book file written by `dama book
 //! build`, empty for the built-in book; a file that cannot be read or is damaged is refused
 //! with `error` and the book in use stays); `eval-file` (string: an evaluation weights file
 //! written by `dama tune fit`, empty for the built-in weights; a bad file is refused with

@@ -50,6 +50,8 @@ pub(crate) enum Job {
     BookFile(Arc<Book>),
     /// Evaluation weights in place of the built-in ones (read by the controller, as the book).
     Weights(Option<Arc<Weights>>),
+    /// The contempt, in hundredths of a man.
+    Contempt(u8),
     NewGame,
 }
 
@@ -161,6 +163,7 @@ struct State {
     book_margin: i32,
     /// Weights of the `eval-file` parameter.
     weights: Option<Arc<Weights>>,
+    contempt: u8,
 }
 
 impl State {
@@ -177,6 +180,7 @@ impl State {
             book_on: true,
             book_margin: dama_search::book::DEFAULT_MARGIN,
             weights: None,
+            contempt: 0,
         }
     }
 
@@ -186,6 +190,7 @@ impl State {
         let book = self.book_on.then(|| self.book.clone());
         let margin = self.book_margin;
         let weights = self.weights.clone();
+        let contempt = self.contempt;
         self.engine.get_or_insert_with(|| {
             tracing::debug!(hash, threads, multipv, "allocating the engine");
             let mut e = Engine::with_hash(hash);
@@ -195,6 +200,7 @@ impl State {
             e.set_book(book);
             e.set_book_margin(margin);
             e.set_weights(weights);
+            e.set_contempt(contempt);
             e
         })
     }
@@ -264,6 +270,12 @@ impl State {
                     e.set_weights(weights.clone());
                 }
                 self.weights = weights;
+            }
+            Job::Contempt(c) => {
+                self.contempt = c;
+                if let Some(e) = &mut self.engine {
+                    e.set_contempt(c);
+                }
             }
             Job::NewGame => {
                 if let Some(e) = &mut self.engine {

@@ -231,6 +231,7 @@ fn hub_declares_id_parameters_then_wait() {
             "egtb-dir",
             "book",
             "book-margin",
+            "contempt",
             "book-file",
             "eval-file"
         ]

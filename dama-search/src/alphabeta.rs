@@ -140,6 +140,18 @@ impl<'a, R: Rules> Worker<'a, R> {
         }
     }
 
+    /// A draw's value for the side to move `ply` plies below the root: minus the contempt
+    /// for the root's side, plus it for the other.
+    #[inline(always)]
+    fn draw(&self, ply: usize) -> i32 {
+        let c = i32::from(self.control.knobs.contempt);
+        if ply.is_multiple_of(2) {
+            -c
+        } else {
+            c
+        }
+    }
+
     /// The exact value of a position with few pieces and no capture pending for either side,
     /// from the endgame tables; a win or loss whose next conversion the no-progress counter
     /// would not reach is left to the search.
@@ -153,7 +165,7 @@ impl<'a, R: Rules> Worker<'a, R> {
         }
         let ply = ply as i32;
         match tables.probe::<R>(pos)? {
-            Value::Draw => Some(0),
+            Value::Draw => Some(self.draw(ply as usize)),
             Value::Win(n) if quiet + n < self.no_progress => Some(TABLE_WIN - ply - n as i32),
             Value::Loss(n) if quiet + n < self.no_progress => Some(-TABLE_WIN + ply + n as i32),
             _ => None,
@@ -184,7 +196,7 @@ impl<'a, R: Rules> Worker<'a, R> {
             return -WIN + ply as i32;
         }
         if quiet >= self.no_progress || self.repeats(quiet) {
-            return 0;
+            return self.draw(ply);
         }
         if ply >= MAX_PLY - 1 {
             return self.static_value(pos, quiet);

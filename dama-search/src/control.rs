@@ -45,6 +45,11 @@ pub struct Knobs {
     pub classic_eval: bool,
     /// Evaluate with the pattern weights (features and patterns of men).
     pub pattern_eval: bool,
+    /// Contempt, in hundredths of a man: a draw (repetition, the no-progress rule, a table
+    /// draw) is worth this much less than even to the side to move at the root, and this
+    /// much more to its opponent, so that the search does not steer into one when it is not
+    /// worse. 0: a draw is even for both.
+    pub contempt: u8,
 }
 
 impl std::str::FromStr for Knobs {
@@ -66,9 +71,10 @@ impl std::str::FromStr for Knobs {
                 "rfp" => k.rfp = n,
                 "single" => k.single_reply = n != 0,
                 "tt" => k.tt_depth = n,
+                "contempt" => k.contempt = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, single, tt, hand, classic or patterns"
+                        "unknown knob \"{name}\": expected lmr, rfp, single, tt, contempt, hand, classic or patterns"
                     ))
                 }
             }
@@ -87,6 +93,7 @@ impl Default for Knobs {
             rfp: 3,
             single_reply: false,
             tt_depth: 2,
+            contempt: 0,
         }
     }
 }

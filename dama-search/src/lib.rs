@@ -326,6 +326,13 @@ impl Engine {
         self.knobs = knobs;
     }
 
+    /// Sets the contempt, in hundredths of a man (see [`Knobs::contempt`]): how much less
+    /// than even a draw is worth to the side the engine plays. 0, the default, scores a draw
+    /// as even.
+    pub fn set_contempt(&mut self, contempt: u8) {
+        self.knobs.contempt = contempt;
+    }
+
     /// Evaluates with `weights` (a file `dama tune fit` wrote, read by
     /// [`Weights::read`](weights::Weights::read)) instead of the variant's built-in weights;
     /// `None` goes back to those. While weights are set, the knobs that pick a built-in table

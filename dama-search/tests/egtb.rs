@@ -195,3 +195,27 @@ fn a_table_win_never_repeats_a_position_of_the_game() {
         .unwrap();
     assert_eq!(play.to_end, Some(10));
 }
+
+/// Contempt: a draw is worth less than even to the side the engine plays. In a drawn
+/// 2K v 2K every line ends in a table draw, scored 0 without contempt and minus the
+/// contempt with it (and the search still finds no better than the draw).
+#[test]
+fn contempt_scores_a_draw_below_even_for_the_engine() {
+    let start: dama_rules::Position = "W:WK6,K10:BK23,K27".parse().unwrap();
+    let tables = Memory::<Italian>::new(4);
+    assert_eq!(tables.probe(&start), Some(Value::Draw));
+    let game = Game::from_position(Variant::Italian, start);
+    let mut engine = Engine::new();
+    assert_eq!(
+        engine.search(&game, &Limits::depth(6)).score,
+        dama_search::Score(0)
+    );
+    engine.set_contempt(30);
+    engine.clear();
+    let r = engine.search(&game, &Limits::depth(6));
+    assert_eq!(r.score, dama_search::Score(-30));
+    assert_eq!(
+        tables.probe(&start.after(r.best.unwrap())),
+        Some(Value::Draw)
+    );
+}
