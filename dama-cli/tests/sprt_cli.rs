@@ -85,6 +85,8 @@ fn a_match_of_a_player_and_its_copy_accepts_h0_after_five_pairs() {
             Value::Null
         };
         assert_eq!(t["decision"], want, "{t}");
+        let want = if i == 4 { Value::from(5) } else { Value::Null };
+        assert_eq!(t["decided_at"], want, "{t}");
     }
     // An sprt line after every second game, and nothing played after the decision.
     let kinds: Vec<&str> = lines.iter().map(|v| v["type"].as_str().unwrap()).collect();
@@ -104,7 +106,7 @@ fn a_match_of_a_player_and_its_copy_accepts_h0_after_five_pairs() {
     assert_eq!(lines[1], "pairs 5 pentanomial 0 0 5 0 0 unpaired 0");
     let want = format!(
         "sprt elo0 0 elo1 200 alpha 0.05 beta 0.05 pairs 5 pentanomial 0 0 5 0 0 llr {:.2} \
-         lower -2.94 upper 2.94 decision H0",
+         lower -2.94 upper 2.94 decision H0 decided_at 5",
         5.0 * per_pair
     );
     assert_eq!(lines[2], want);
@@ -139,6 +141,8 @@ fn a_much_stronger_player_is_accepted_as_h1_and_games_in_flight_make_whole_pairs
             assert!(llr > -LN_19 && llr < LN_19, "{t}");
         }
         assert!(tests[decided..].iter().all(|t| t["decision"] == "H1"));
+        let at = tests[decided]["pairs"].clone();
+        assert!(tests[decided..].iter().all(|t| t["decided_at"] == at));
         // Each pair scores 0.75 at most (a pair is a game with each colour): the LLR passes
         // ln 19 after a bounded number of pairs (ln 19 / ln(s1 / 0.5) < 8 if all are won).
         assert!(decided < 30, "{decided}");

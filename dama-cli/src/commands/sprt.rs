@@ -2,12 +2,15 @@
 //! (`dama_search::sprt`).
 //!
 //! `--json` writes the test as `{"type": "sprt", "data": {"elo0", "elo1", "alpha", "beta",
-//! "pairs", "pentanomial", "llr", "lower", "upper", "decision"}}`: `pentanomial` is the
-//! five counts of pairs by PLAYER1's score over the pair (0, 0.25, 0.5, 0.75, 1), `llr`
-//! the log-likelihood ratio of H1 (`elo1`) to H0 (`elo0`), `lower` and `upper` its bounds,
-//! `decision` `"H0"`, `"H1"` or null (the test goes on). The text form is one line,
+//! "pairs", "pentanomial", "llr", "lower", "upper", "decision", "decided_at"}}`:
+//! `pentanomial` is the five counts of pairs by PLAYER1's score over the pair (0, 0.25, 0.5,
+//! 0.75, 1), `llr` the log-likelihood ratio of H1 (`elo1`) to H0 (`elo0`), `lower` and
+//! `upper` its bounds, `decision` `"H0"`, `"H1"` or null (the test goes on), `decided_at`
+//! the pairs counted when it decided (the pairs under way then are counted after it, and
+//! may take the LLR back inside the bounds; the decision stays). The text form is one line,
 //! `sprt elo0 0 elo1 5 alpha 0.05 beta 0.05 pairs 57 pentanomial 0 3 10 25 19 llr 2.97
-//! lower -2.94 upper 2.94 decision H1` (`decision -` while it goes on).
+//! lower -2.94 upper 2.94 decision H1 decided_at 57` (`decision - decided_at -` while it
+//! goes on).
 
 use std::collections::BTreeMap;
 
@@ -50,7 +53,8 @@ pub struct Pairs {
     counts: Pentanomial,
     /// The half-points of the first game of the pair under way, if it had a result.
     pending: Option<Option<u8>>,
-    decided: Option<Hypothesis>,
+    /// What the test accepted, and after how many pairs.
+    decided: Option<(Hypothesis, u64)>,
 }
 
 impl Pairs {
@@ -66,7 +70,9 @@ impl Pairs {
 
     /// The pairs counted already (`dama pdn stats`); the decision is where their LLR is.
     pub fn counted(test: Option<Sprt>, counts: Pentanomial) -> Pairs {
-        let decided = test.and_then(|t| t.decide(t.llr(&counts)));
+        let decided = test
+            .and_then(|t| t.decide(t.llr(&counts)))
+            .map(|h| (h, counts.pairs()));
         Pairs {
             decided,
             counts,
@@ -90,14 +96,16 @@ impl Pairs {
         };
         self.counts.add(first, second);
         if let (Some(test), None) = (self.test, self.decided) {
-            self.decided = test.decide(test.llr(&self.counts));
+            self.decided = test
+                .decide(test.llr(&self.counts))
+                .map(|h| (h, self.counts.pairs()));
         }
         true
     }
 
     /// What the test accepted, if it has decided.
     pub fn decided(&self) -> Option<Hypothesis> {
-        self.decided
+        self.decided.map(|(h, _)| h)
     }
 
     /// Whether a test is run.
@@ -118,7 +126,8 @@ impl Pairs {
             "elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta,
             "pairs": self.counts.pairs(), "pentanomial": self.counts.0,
             "llr": test.llr(&self.counts), "lower": lower, "upper": upper,
-            "decision": self.decided.map(Hypothesis::as_str),
+            "decision": self.decided().map(Hypothesis::as_str),
+            "decided_at": self.decided.map(|(_, pairs)| pairs),
         }))
     }
 
@@ -128,7 +137,7 @@ impl Pairs {
         let (lower, upper) = test.bounds();
         Some(format!(
             "sprt elo0 {} elo1 {} alpha {} beta {} pairs {} pentanomial {} llr {:.2} lower {:.2} \
-             upper {:.2} decision {}",
+             upper {:.2} decision {} decided_at {}",
             test.elo0,
             test.elo1,
             test.alpha,
@@ -138,7 +147,9 @@ impl Pairs {
             test.llr(&self.counts),
             lower,
             upper,
-            self.decided.map_or("-", Hypothesis::as_str),
+            self.decided().map_or("-", Hypothesis::as_str),
+            self.decided
+                .map_or("-".into(), |(_, pairs)| pairs.to_string()),
         ))
     }
 
@@ -236,6 +247,8 @@ mod tests {
         let first = ended.iter().position(|(_, d)| d.is_some()).unwrap();
         assert_eq!(ended[first], (8, Some(Hypothesis::H1)));
         assert_eq!(pairs.json().unwrap()["decision"], "H1");
+        assert_eq!(pairs.json().unwrap()["decided_at"], 8);
+        assert!(pairs.text().unwrap().ends_with(" decision H1 decided_at 8"));
         assert_eq!(pairs.pentanomial(), [0, 0, 0, 0, 10]);
         // A game without a result spoils its pair only.
         let mut pairs = Pairs::new(None);
