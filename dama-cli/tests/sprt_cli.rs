@@ -116,6 +116,8 @@ fn a_match_of_a_player_and_its_copy_accepts_h0_after_five_pairs() {
 
 #[test]
 fn a_much_stronger_player_is_accepted_as_h1_and_games_in_flight_make_whole_pairs() {
+    let path = temp("strong.pdn");
+    let p = path.to_str().unwrap();
     for concurrency in ["1", "2"] {
         let lines = json_lines(&[
             "match",
@@ -127,6 +129,8 @@ fn a_much_stronger_player_is_accepted_as_h1_and_games_in_flight_make_whole_pairs
             "--concurrency",
             concurrency,
             "--json",
+            "--pdn",
+            p,
         ]);
         let tests = of_type(&lines, "sprt");
         let decided = tests
@@ -154,7 +158,11 @@ fn a_much_stronger_player_is_accepted_as_h1_and_games_in_flight_make_whole_pairs
         if concurrency == "1" {
             assert_eq!(decided + 1, tests.len(), "one game at a time: none after");
         }
+        // Read back, the pairs in the match's order give the same test, decision included.
+        let stats = json_lines(&["pdn", "stats", p, "--json", "--sprt", "elo0=0", "elo1=200"]);
+        assert_eq!(of_type(&stats, "result")[0]["sprt"], result["sprt"]);
     }
+    let _ = std::fs::remove_file(path);
 }
 
 #[test]

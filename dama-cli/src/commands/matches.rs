@@ -721,8 +721,13 @@ pub fn stats(
             }
         }
     }
-    let (counts, unpaired) = pairs.finish();
-    let pairs = Pairs::counted(test, counts);
+    // The test replayed on the pairs in the match's order: it decides where the match did.
+    let (found, unpaired) = pairs.finish();
+    let mut pairs = Pairs::new(test);
+    for (first, second) in found {
+        pairs.pair(first, second);
+    }
+    let counts = pairs.counts();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if !json {

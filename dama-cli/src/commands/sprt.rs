@@ -68,18 +68,6 @@ impl Pairs {
         }
     }
 
-    /// The pairs counted already (`dama pdn stats`); the decision is where their LLR is.
-    pub fn counted(test: Option<Sprt>, counts: Pentanomial) -> Pairs {
-        let decided = test
-            .and_then(|t| t.decide(t.llr(&counts)))
-            .map(|h| (h, counts.pairs()));
-        Pairs {
-            decided,
-            counts,
-            ..Pairs::new(test)
-        }
-    }
-
     /// Counts game `i` of the match, the games coming in order, with the half-points it gave
     /// the first player (`first_is_white` in the game); whether it ends a pair.
     pub fn game(&mut self, i: usize, result: GameResult, first_is_white: bool) -> bool {
@@ -94,13 +82,19 @@ impl Pairs {
         let Some(second) = points else {
             return false;
         };
+        self.pair(first, second);
+        true
+    }
+
+    /// Counts the next pair, whose games gave the first player `first` and `second`
+    /// half-points.
+    pub fn pair(&mut self, first: u8, second: u8) {
         self.counts.add(first, second);
         if let (Some(test), None) = (self.test, self.decided) {
             self.decided = test
                 .decide(test.llr(&self.counts))
                 .map(|h| (h, self.counts.pairs()));
         }
-        true
     }
 
     /// What the test accepted, if it has decided.
@@ -116,6 +110,11 @@ impl Pairs {
     /// The five counts, for the `result` line.
     pub fn pentanomial(&self) -> [u64; 5] {
         self.counts.0
+    }
+
+    /// The pairs counted.
+    pub fn counts(&self) -> Pentanomial {
+        self.counts
     }
 
     /// The test's state as JSON (the `data` of an `sprt` line), if a test is run.
@@ -182,10 +181,14 @@ enum PairKey {
 }
 
 /// The pairs of `dama pdn stats`: two games of one player in the same file with the same
-/// `Round` before the dot (or, without a `Round` tag, the file's games `2p` and `2p + 1`).
+/// `Round` before the dot (or, without a `Round` tag, the file's games `2p` and `2p + 1`),
+/// in the order of the match that played them: by the number of their round (or `p + 1`),
+/// then by file. The shards of a match number their rounds as the whole match does, so their
+/// files read together give the whole match's order.
 #[derive(Default)]
 pub struct FilePairs {
-    counts: Pentanomial,
+    /// The pairs found: their place in the order, and the two games' half-points.
+    found: Vec<((u64, usize), u8, u8)>,
     /// The first game of each pair seen, waiting for the second.
     waiting: BTreeMap<(usize, PairKey), u8>,
 }
@@ -208,17 +211,27 @@ impl FilePairs {
             Some(r) => PairKey::Round(r.split('.').next().unwrap_or(r).trim().to_string()),
             None => PairKey::Order(index / 2),
         };
+        let place = match &key {
+            // A round that is not a number comes after those that are.
+            PairKey::Round(r) => r.parse().unwrap_or(u64::MAX),
+            // Pair p is round p + 1 in a match.
+            PairKey::Order(p) => *p as u64 + 1,
+        };
         match self.waiting.remove(&(file, key.clone())) {
-            Some(first) => self.counts.add(first, points),
+            Some(first) => self.found.push(((place, file), first, points)),
             None => {
                 self.waiting.insert((file, key), points);
             }
         }
     }
 
-    /// The pairs counted, and the games left without a partner.
-    pub fn finish(self) -> (Pentanomial, usize) {
-        (self.counts, self.waiting.len())
+    /// The pairs in the match's order, each the half-points of its two games, and the
+    /// number of games left without a partner.
+    pub fn finish(mut self) -> (Vec<(u8, u8)>, usize) {
+        // Stable: pairs of equal place stay in the order they were read.
+        self.found.sort_by_key(|&(place, _, _)| place);
+        let pairs = self.found.into_iter().map(|(_, a, b)| (a, b)).collect();
+        (pairs, self.waiting.len())
     }
 }
 
@@ -273,9 +286,10 @@ mod tests {
         pairs.game(2, 0, None, GameResult::Draw, true);
         pairs.game(2, 1, None, GameResult::Draw, false);
         pairs.game(2, 2, None, GameResult::WhiteWins, true);
-        let (counts, unpaired) = pairs.finish();
-        // Round 1: a win and a loss (2); round 2: a draw and a win (3); file 2: two draws.
-        assert_eq!(counts, Pentanomial([0, 0, 2, 1, 0]));
+        let (found, unpaired) = pairs.finish();
+        // Round 1 of file 0: a win and a loss (2 half-points); pair 0 of file 2: two draws;
+        // round 2 of file 0: a draw and a win (3).
+        assert_eq!(found, [(2, 0), (1, 1), (1, 2)]);
         assert_eq!(unpaired, 2);
     }
 
