@@ -254,6 +254,7 @@ With no limit it thinks for one second (--annotate: depth 10 a position).")]
   dama match level:easy level:novice --games 1000 --shard 3/10 --pdn part3.pdn
   dama pdn stats part*.pdn                          the merged result of the shards
   dama match level:hard depth:8 --pdn games.pdn --resume   go on where a stopped match ended
+  dama match nodes:2000 nodes:1000 --sprt elo0=0 elo1=20 --pdn t.pdn   until the SPRT decides
 
 The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1.")]
     Match {
@@ -261,9 +262,10 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         player1: String,
         /// The second player.
         player2: String,
-        /// Games in all (rounded up to an even number).
-        #[arg(long, default_value_t = 20)]
-        games: usize,
+        /// Games in all (rounded up to an even number) [default: 20]; with --sprt, the most to
+        /// play [default: no limit].
+        #[arg(long)]
+        games: Option<usize>,
         /// Seconds a move (for every player; Hard needs a limit, else it thinks 1 s).
         #[arg(long)]
         movetime: Option<f64>,
@@ -306,6 +308,12 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         /// The endgame tables of the second player, as --egtb1.
         #[arg(long, default_value = "memory")]
         egtb2: String,
+        /// Play game pairs until a sequential probability ratio test decides between H0,
+        /// PLAYER1 is elo0 (logistic) Elo stronger, and H1, it is elo1 stronger: `--sprt
+        /// elo0=0 elo1=5 [alpha=0.05] [beta=0.05]` (after the players; docs/tuning.md). The
+        /// LLR and its bounds are shown as the pairs end.
+        #[arg(long, num_args = 1..=4, value_name = "KEY=VALUE", value_parser = crate::commands::sprt_word)]
+        sprt: Vec<String>,
     },
     /// Draw a position as coloured text, and as an SVG picture with --svg.
     #[command(after_help = "Examples:
@@ -693,5 +701,9 @@ pub enum PdnAction {
         /// JSON: the `result` line of `dama match --json`.
         #[arg(long)]
         json: bool,
+        /// The SPRT of `dama match --sprt` on the games' pairs: `--sprt elo0=0 elo1=5
+        /// [alpha=0.05] [beta=0.05]` (after the files), its LLR and bounds.
+        #[arg(long, num_args = 1..=4, value_name = "KEY=VALUE", value_parser = crate::commands::sprt_word)]
+        sprt: Vec<String>,
     },
 }

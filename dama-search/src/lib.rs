@@ -32,6 +32,7 @@ pub mod matches;
 mod ordering;
 pub mod pattern;
 mod score;
+pub mod sprt;
 mod time;
 mod tt;
 pub mod tune;
@@ -83,6 +84,14 @@ pub enum Error {
     #[error("bad sample file: {why}")]
     BadSamples {
         /// What is wrong, where, and what was expected.
+        why: String,
+    },
+    /// A sequential probability ratio test that cannot be run (see [`sprt`]).
+    #[error("bad SPRT \"{text}\": {why}")]
+    BadSprt {
+        /// The test as given (an excerpt if long).
+        text: String,
+        /// What is wrong, and what was expected.
         why: String,
     },
 }

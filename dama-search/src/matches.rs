@@ -2,7 +2,7 @@
 //! rules, each opening played with both colours, games in parallel, the result with an Elo
 //! difference and its 95 % error margin, every game kept as PDN.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use dama_rules::notation::pdn::{self, GameResult, PdnGame};
@@ -235,6 +235,16 @@ pub struct MatchConfig {
     /// Games before this index are not played: a match resumed after these were played
     /// (`dama match --resume`). The games played keep their indices in the whole match.
     pub skip: usize,
+    /// The `Round` tag of game `i` is `R.1` or `R.2` (its pair's first or second game), `R`
+    /// being `first_round + (i / 2) * round_step`: a match that is one shard of a larger one
+    /// numbers its pairs as the larger match does, so that pairs can be told apart when the
+    /// shards' games are read together. 1 and 1 by default.
+    pub first_round: usize,
+    /// See [`first_round`](Self::first_round).
+    pub round_step: usize,
+    /// Set to start no new pair of games: the games under way finish, and so do the other
+    /// games of their pairs (an SPRT that has decided stops a match this way).
+    pub stop: Arc<AtomicBool>,
 }
 
 impl Default for MatchConfig {
@@ -247,6 +257,9 @@ impl Default for MatchConfig {
             parallel: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_plies: 600,
             skip: 0,
+            first_round: 1,
+            round_step: 1,
+            stop: Arc::new(AtomicBool::new(false)),
         }
     }
 }
@@ -404,7 +417,8 @@ fn elo_of(p: f64) -> f64 {
 pub type PlayerFactory<'a> = &'a (dyn Fn() -> Box<dyn Player> + Sync);
 
 /// Plays a match between the players `first` and `second` make (a new pair per game
-/// thread), game `i` from opening `i / 2`, `first` with White in even games.
+/// thread), game `i` from opening `i / 2`, `first` with White in even games, until
+/// [`MatchConfig::games`] are played or [`MatchConfig::stop`] is set.
 pub fn play_match(
     first: PlayerFactory<'_>,
     second: PlayerFactory<'_>,
@@ -462,11 +476,7 @@ pub fn play_match_streaming(
             scope.spawn(|| {
                 let mut a = first();
                 let mut b = second();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= games {
-                        break;
-                    }
+                while let Some(i) = take_game(&next, games, &config.stop) {
                     let n = config.openings.len().max(config.starts.len());
                     let k = if n == 0 { 0 } else { (i / 2) % n };
                     let opening = config.openings.get(k).map_or(&[][..], Vec::as_slice);
@@ -481,10 +491,14 @@ pub fn play_match_streaming(
                     } else {
                         (&mut b, &mut a)
                     };
-                    let record =
-                        play_game_from(white.as_mut(), black.as_mut(), &start, opening, config);
+                    let (record, mut pdn) =
+                        play_pdn(white.as_mut(), black.as_mut(), &start, opening, config);
+                    let round = config.first_round + (i / 2) * config.round_step;
+                    pdn.tags
+                        .push(("Round".into(), format!("{round}.{}", i % 2 + 1)));
                     let record = GameRecord {
                         first_is_white,
+                        pdn: pdn::write(&pdn).unwrap_or_default(),
                         ..record
                     };
                     counts
@@ -497,6 +511,22 @@ pub fn play_match_streaming(
         }
     });
     counts.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The index of the next game to play, taken from `next`; `None` when `games` are played,
+/// or when `stop` is set and the next game would open a new pair. An index is taken only to
+/// be played, so the second game of a pair is taken only after its first.
+fn take_game(next: &AtomicUsize, games: usize, stop: &AtomicBool) -> Option<usize> {
+    let mut i = next.load(Ordering::Relaxed);
+    loop {
+        if i >= games || (i.is_multiple_of(2) && stop.load(Ordering::Relaxed)) {
+            return None;
+        }
+        match next.compare_exchange_weak(i, i + 1, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return Some(i),
+            Err(now) => i = now,
+        }
+    }
 }
 
 /// Plays one game from `opening`; every move is checked by the rules.
@@ -517,6 +547,22 @@ pub fn play_game_from(
     opening: &[Move],
     config: &MatchConfig,
 ) -> GameRecord {
+    let (record, game) = play_pdn(white, black, start, opening, config);
+    GameRecord {
+        pdn: pdn::write(&game).unwrap_or_default(),
+        ..record
+    }
+}
+
+/// Plays one game as [`play_game_from`] does: its record without the PDN text, and the game
+/// to write there.
+fn play_pdn(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    start: &Position,
+    opening: &[Move],
+    config: &MatchConfig,
+) -> (GameRecord, PdnGame) {
     white.new_game();
     black.new_game();
     let mut game = Game::from_position(config.variant, *start);
@@ -560,15 +606,78 @@ pub fn play_game_from(
         ply: record.moves.len(),
         text: reason.clone(),
     });
-    GameRecord {
+    let played = GameRecord {
         first_is_white: true,
         result,
         reason,
-        pdn: pdn::write(&record).unwrap_or_default(),
+        pdn: String::new(),
         plies: game.moves().len() - opening.len().min(game.moves().len()),
-    }
+    };
+    (played, record)
 }
 
 fn outcome_text(outcome: Outcome) -> String {
     outcome.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dama_rules::notation::pdn::Reader;
+
+    fn novice() -> Box<dyn Player> {
+        Box::new(LevelPlayer::new(Level::Novice, Limits::default(), 1))
+    }
+
+    /// Plays a match of `games` that `stop`s after its first game ends; the games played,
+    /// by index.
+    fn stopped_after_one(parallel: usize, games: usize) -> Vec<(usize, GameRecord)> {
+        let config = MatchConfig {
+            games,
+            parallel,
+            ..MatchConfig::default()
+        };
+        let played = Mutex::new(Vec::new());
+        play_match_streaming(&novice, &novice, &config, &|i, game| {
+            config.stop.store(true, Ordering::Relaxed);
+            played.lock().unwrap().push((i, game));
+        });
+        let mut played = played.into_inner().unwrap();
+        played.sort_by_key(|(i, _)| *i);
+        played
+    }
+
+    #[test]
+    fn a_stopped_match_finishes_the_pairs_it_began() {
+        let played = stopped_after_one(1, 10);
+        let indices: Vec<usize> = played.iter().map(|(i, _)| *i).collect();
+        assert_eq!(indices, [0, 1]);
+        // Two threads: the first two games start at once, one pair; no game opens another.
+        let played = stopped_after_one(2, 10);
+        assert_eq!(played.len(), 2);
+    }
+
+    #[test]
+    fn games_carry_their_pair_as_the_round_tag() {
+        let config = MatchConfig {
+            games: 4,
+            parallel: 1,
+            first_round: 3,
+            round_step: 5,
+            ..MatchConfig::default()
+        };
+        let result = play_match(&novice, &novice, &config);
+        let rounds: Vec<String> = result
+            .games
+            .iter()
+            .map(|g| {
+                let game = Reader::new(g.pdn.as_bytes(), Variant::Italian)
+                    .next()
+                    .expect("a game")
+                    .expect("a good game");
+                game.tag("Round").unwrap_or("").to_string()
+            })
+            .collect();
+        assert_eq!(rounds, ["3.1", "3.2", "8.1", "8.2"]);
+    }
 }

@@ -9,11 +9,18 @@
 //! above +182.7 with 95 % confidence, the exact binomial bound, see
 //! `dama_search::matches::MatchResult::elo_bound`) or `{"op": "<", "elo": -182.7}`;
 //! otherwise `elo_bound` is null. The text line reads `elo > +182.7 (95% bound)` then.
+//! The `result` also has `pentanomial`, the game pairs counted by the first player's score
+//! over the pair (see `sprt.rs`), and `sprt`, the test's final state or null.
+//!
+//! With `--sprt`, an `sprt` line follows the `game` line that ends each pair (see
+//! `sprt.rs`), the match stops when the test decides (the pairs under way finish), and the
+//! text output has the `sprt` line before the result line.
 
 use dama_protocol::{ClientConfig, HubPlayer};
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -24,6 +31,7 @@ use dama_search::matches::{
     italian_openings, opening_lines, play_match_streaming, EloBound, GameRecord, LevelPlayer,
     MatchConfig, MatchResult, Player, SearchPlayer,
 };
+use dama_search::sprt::Sprt;
 use dama_search::weights::Weights;
 use dama_search::{Endgames, Knobs, Level, Limits};
 use rand::seq::SliceRandom;
@@ -33,6 +41,7 @@ use serde_json::json;
 
 use super::progress::Progress;
 use super::source;
+use super::sprt::{FilePairs, Pairs};
 use crate::error::CliError;
 use crate::exit::Status;
 
@@ -123,7 +132,8 @@ fn switches(text: &str) -> Result<(Knobs, Option<Arc<Weights>>), String> {
 pub struct Options {
     pub first: PlayerSpec,
     pub second: PlayerSpec,
-    pub games: usize,
+    /// Games in all; `None`: 20, or no limit with an SPRT.
+    pub games: Option<usize>,
     pub movetime: Option<f64>,
     pub nodes: Option<u64>,
     pub concurrency: usize,
@@ -137,6 +147,20 @@ pub struct Options {
     pub variant: Variant,
     /// Each player's endgame tables: `memory`, `none` or a directory.
     pub egtb: [String; 2],
+    /// Play until this test decides (or `games` are played).
+    pub sprt: Option<Sprt>,
+}
+
+/// The pairs of a match with no limit on its games: more than any match plays.
+const NO_LIMIT: usize = usize::MAX / 8;
+
+/// The greatest common divisor.
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// The endgame tables named on the command line: `memory`, `none` or a directory holding
@@ -297,21 +321,29 @@ pub fn run(o: Options) -> Result<Status, CliError> {
             .map(|moves| (Position::start(), moves))
             .collect(),
     };
-    let pairs = o.games.div_ceil(2);
+    let pairs = match (o.games, o.sprt) {
+        (Some(games), _) => games.div_ceil(2),
+        (None, Some(_)) => NO_LIMIT,
+        (None, None) => 10,
+    };
     // The whole match plays pair p from opening p (cycling); a shard plays the pairs p with
-    // p mod N = K - 1, after a shuffle of the openings seeded by --seed.
+    // p mod N = K - 1, after a shuffle of the openings seeded by --seed. Its pair j is pair
+    // j N + K - 1, whose opening repeats after L / gcd(L, N) pairs (L openings): `mine` is
+    // one such period, which the match cycles through.
     openings.shuffle(&mut ChaCha8Rng::seed_from_u64(o.seed));
-    let mut mine = Vec::new();
-    for p in 0..pairs {
-        if o.shard.is_some_and(|(k, n)| p % n != k - 1) {
-            continue;
-        }
-        mine.push(if openings.is_empty() {
-            (Position::start(), Vec::new())
-        } else {
-            openings[p % openings.len()].clone()
-        });
-    }
+    let (k, n) = o.shard.unwrap_or((1, 1));
+    let my_pairs = (pairs + n - k) / n;
+    let period = if openings.is_empty() {
+        1
+    } else {
+        openings.len() / gcd(openings.len(), n)
+    };
+    let mine: Vec<Opening> = (0..my_pairs.min(period))
+        .map(|j| match openings.len() {
+            0 => (Position::start(), Vec::new()),
+            len => openings[(j * n + k - 1) % len].clone(),
+        })
+        .collect();
     let extra = Limits {
         nodes: o.nodes,
         ..Limits::default()
@@ -329,14 +361,21 @@ pub fn run(o: Options) -> Result<Status, CliError> {
     let done = match &o.pdn {
         Some(path) if o.resume && path.exists() => {
             let name = |spec: &PlayerSpec| factory(spec, extra, 0, Endgames::none())().name();
-            played(path, o.variant, &mine, &[name(&o.first), name(&o.second)])?
+            let match_ = Scheduled {
+                openings: &mine,
+                pairs: my_pairs,
+                rounds: (k, n),
+            };
+            played(path, o.variant, &match_, &[name(&o.first), name(&o.second)])?
         }
         _ => Vec::new(),
     };
     let config = MatchConfig {
         variant: o.variant,
-        games: 2 * mine.len(),
+        games: 2 * my_pairs,
         skip: done.len(),
+        first_round: k,
+        round_step: n,
         starts: mine.iter().map(|(start, _)| *start).collect(),
         openings: mine.into_iter().map(|(_, moves)| moves).collect(),
         parallel: o.concurrency.max(1),
@@ -355,15 +394,28 @@ pub fn run(o: Options) -> Result<Status, CliError> {
         endgames(&o.egtb[1], o.variant)?,
     );
     let mut before = MatchResult::default();
+    let mut pairs = Pairs::new(o.sprt);
     for (i, game) in done.iter().enumerate() {
         before.count(game);
+        let ended = pairs.game(i, game.result, game.first_is_white);
         if o.json {
-            writeln!(std::io::stdout().lock(), "{}", game_line(i, game))
-                .map_err(CliError::Output)?;
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{}", game_line(i, game)).map_err(CliError::Output)?;
+            if let Some(line) = sprt_line(&pairs, ended) {
+                writeln!(out, "{line}").map_err(CliError::Output)?;
+            }
         }
     }
-    // Games ended so far, on stderr when it is a terminal.
-    let progress = Progress::count((config.games - done.len()) as u64, "games");
+    // Games ended so far (with an SPRT, its state), on stderr when it is a terminal.
+    let progress = if pairs.testing() {
+        let progress = Progress::line("games");
+        progress.message(pairs.progress());
+        progress
+    } else {
+        Progress::count((config.games - done.len()) as u64, "games")
+    };
+    // A test that decided in the games read back is over.
+    let over = config.games <= done.len() || pairs.decided().is_some();
     let pdn = match &o.pdn {
         Some(path) => {
             let file = if done.is_empty() {
@@ -385,8 +437,10 @@ pub fn run(o: Options) -> Result<Status, CliError> {
         json: o.json,
         failed: None,
         progress: progress.clone(),
+        pairs,
+        stop: config.stop.clone(),
     });
-    let mut result = if config.games <= done.len() {
+    let mut result = if over {
         MatchResult::default()
     } else {
         play_match_streaming(&first, &second, &config, &|i, game| {
@@ -403,8 +457,19 @@ pub fn run(o: Options) -> Result<Status, CliError> {
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    print_result(&mut out, &result, o.json)?;
+    if !o.json {
+        if let Some(line) = sink.pairs.text() {
+            writeln!(out, "{line}").map_err(CliError::Output)?;
+        }
+    }
+    print_result(&mut out, &result, &sink.pairs, o.json)?;
     Ok(Status::Ok)
+}
+
+/// The JSON `sprt` line after a game that `ended` a pair, if a test is run.
+fn sprt_line(pairs: &Pairs, ended: bool) -> Option<serde_json::Value> {
+    let data = pairs.json().filter(|_| ended)?;
+    Some(json!({"type": "sprt", "data": data}))
 }
 
 /// Where the games go as they end: the PDN file and the JSON `game` lines, in the match's
@@ -421,6 +486,10 @@ struct Sink<'a> {
     failed: Option<CliError>,
     /// The games ended so far.
     progress: Progress,
+    /// The pairs written so far, and the test on them.
+    pairs: Pairs,
+    /// Set when the test decides: the match starts no new pair.
+    stop: Arc<AtomicBool>,
 }
 
 impl Sink<'_> {
@@ -431,6 +500,8 @@ impl Sink<'_> {
             if self.failed.is_none() {
                 if let Err(e) = self.write(self.next, &game) {
                     self.failed = Some(e);
+                    // Nothing more is written: start no new pair.
+                    self.stop.store(true, Ordering::Relaxed);
                 }
             }
             self.next += 1;
@@ -450,6 +521,18 @@ impl Sink<'_> {
                 .suspend(|| writeln!(std::io::stdout().lock(), "{line}"))
                 .map_err(CliError::Output)?;
         }
+        let ended = self.pairs.game(i, g.result, g.first_is_white);
+        if self.pairs.decided().is_some() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        if let Some(line) = sprt_line(&self.pairs, ended) {
+            self.progress.message(self.pairs.progress());
+            if self.json {
+                self.progress
+                    .suspend(|| writeln!(std::io::stdout().lock(), "{line}"))
+                    .map_err(CliError::Output)?;
+            }
+        }
         Ok(())
     }
 }
@@ -462,13 +545,22 @@ fn game_line(i: usize, g: &GameRecord) -> serde_json::Value {
     }})
 }
 
+/// The games a match (or its shard) plays: `pairs` pairs, pair `j` from opening `j` of
+/// `openings` (cycling), written as round `j N + K` for `rounds` `(K, N)`.
+struct Scheduled<'a> {
+    openings: &'a [Opening],
+    pairs: usize,
+    rounds: (usize, usize),
+}
+
 /// The games a stopped match wrote to `path` (`--resume`), each checked to be the game of
-/// this match with its index: game `i` from opening `i / 2` of `openings`, the player named
-/// `names[0]` White in even games. The reason a game ended is its last comment.
+/// this match with its index: game `i` from opening `i / 2` of the match, the player named
+/// `names[0]` White in even games, its `Round` tag (if it has one) that of its pair. The
+/// reason a game ended is its last comment.
 fn played(
     path: &Path,
     variant: Variant,
-    openings: &[Opening],
+    scheduled: &Scheduled<'_>,
     names: &[String; 2],
 ) -> Result<Vec<GameRecord>, CliError> {
     let at = |i: usize, why: String| {
@@ -482,12 +574,25 @@ fn played(
     let mut out = Vec::new();
     for (i, game) in Reader::new(source::open(path)?, variant).enumerate() {
         let game = game.map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
-        let Some((start, opening)) = openings.get(i / 2) else {
+        let Some((start, opening)) = (i / 2 < scheduled.pairs)
+            .then(|| &scheduled.openings[(i / 2) % scheduled.openings.len()])
+        else {
             return Err(at(
                 i,
-                format!("this match has {} games only", 2 * openings.len()),
+                format!("this match has {} games only", 2 * scheduled.pairs),
             ));
         };
+        let (k, n) = scheduled.rounds;
+        let round = format!("{}.{}", (i / 2) * n + k, i % 2 + 1);
+        if game.tag("Round").is_some_and(|r| r != round) {
+            return Err(at(
+                i,
+                format!(
+                    "its Round is {:?}, where this match has {round:?}",
+                    game.tag("Round").unwrap_or("")
+                ),
+            ));
+        }
         let first_is_white = i % 2 == 0;
         let (white, black) = if first_is_white {
             (&names[0], &names[1])
@@ -532,8 +637,13 @@ fn cannot_write(path: &Path, e: &std::io::Error) -> CliError {
     CliError::Usage(format!("cannot write {}: {e}", path.display()))
 }
 
-/// The result line (or the JSON `result` line).
-pub fn print_result(out: &mut dyn Write, r: &MatchResult, json: bool) -> Result<(), CliError> {
+/// The result line (or the JSON `result` line, with the pairs' counts and the test).
+pub fn print_result(
+    out: &mut dyn Write,
+    r: &MatchResult,
+    pairs: &Pairs,
+    json: bool,
+) -> Result<(), CliError> {
     let (elo, error) = r.elo();
     let finite = |x: f64| (x.is_finite() && r.total() > 0).then_some(x);
     // `+ 0.0` turns -0.0 into 0.0.
@@ -547,6 +657,7 @@ pub fn print_result(out: &mut dyn Write, r: &MatchResult, json: bool) -> Result<
         json!({"type": "result", "data": {
             "wins": r.wins, "draws": r.draws, "losses": r.losses, "games": r.total(),
             "score": r.score(), "elo": elo, "elo_error": error, "elo_bound": bound,
+            "pentanomial": pairs.pentanomial(), "sprt": pairs.json(),
         }})
         .to_string()
     } else {
@@ -567,18 +678,22 @@ pub fn print_result(out: &mut dyn Write, r: &MatchResult, json: bool) -> Result<
 }
 
 /// `dama pdn stats FILES...`: the result line of the games, for the player named `player`
-/// (by default the White player of the first game).
+/// (by default the White player of the first game), after the line of its game pairs
+/// (`pairs N pentanomial a b c d e unpaired M`, see [`FilePairs`]) and, given a `test`,
+/// the `sprt` line of those pairs.
 pub fn stats(
     files: &[PathBuf],
     player: Option<&str>,
     variant: Variant,
+    test: Option<Sprt>,
     json: bool,
 ) -> Result<Status, CliError> {
     let mut r = MatchResult::default();
+    let mut pairs = FilePairs::default();
     let mut first: Option<String> = player.map(str::to_string);
     let mut bad = 0usize;
-    for path in files {
-        for game in Reader::new(source::open(path)?, variant) {
+    for (file, path) in files.iter().enumerate() {
+        for (index, game) in Reader::new(source::open(path)?, variant).enumerate() {
             let game = match game {
                 Ok(g) => g,
                 Err(e) => {
@@ -597,6 +712,7 @@ pub fn stats(
             } else {
                 continue;
             };
+            pairs.game(file, index, game.tag("Round"), game.result, me_white);
             match (game.result, me_white) {
                 (GameResult::WhiteWins, true) | (GameResult::BlackWins, false) => r.wins += 1,
                 (GameResult::WhiteWins, false) | (GameResult::BlackWins, true) => r.losses += 1,
@@ -605,14 +721,31 @@ pub fn stats(
             }
         }
     }
+    // The test replayed on the pairs in the match's order: it decides where the match did.
+    let (found, unpaired) = pairs.finish();
+    let mut pairs = Pairs::new(test);
+    for (first, second) in found {
+        pairs.pair(first, second);
+    }
+    let counts = pairs.counts();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if !json {
         if let Some(name) = &first {
             writeln!(out, "player {name}").map_err(CliError::Output)?;
         }
+        let [a, b, c, d, e] = counts.0;
+        let n = counts.pairs();
+        writeln!(
+            out,
+            "pairs {n} pentanomial {a} {b} {c} {d} {e} unpaired {unpaired}"
+        )
+        .map_err(CliError::Output)?;
+        if let Some(line) = pairs.text() {
+            writeln!(out, "{line}").map_err(CliError::Output)?;
+        }
     }
-    print_result(&mut out, &r, json)?;
+    print_result(&mut out, &r, &pairs, json)?;
     Ok(if bad > 0 {
         Status::Negative
     } else {

@@ -12,9 +12,11 @@ mod pdn;
 mod perft;
 mod progress;
 mod source;
+mod sprt;
 mod tune;
 
 pub use matches::parse_shard;
+pub use sprt::sprt_word;
 
 use dama_rules::notation::fen;
 use dama_rules::{Error, Position};
@@ -45,8 +47,15 @@ pub fn run(command: Command) -> Result<Status, CliError> {
                     files,
                     player,
                     json,
+                    sprt: test,
                 },
-        } => matches::stats(&files, player.as_deref(), variant, json),
+        } => matches::stats(
+            &files,
+            player.as_deref(),
+            variant,
+            sprt::parse(&test)?,
+            json,
+        ),
         Command::Pdn { variant, action } => Ok(pdn::run(variant, action)?),
         Command::Egtb { action } => egtb::run(action),
         Command::Tune { action } => tune::run(action),
@@ -98,6 +107,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             variant,
             egtb1,
             egtb2,
+            sprt: test,
         } => matches::run(matches::Options {
             first: player1.parse().map_err(CliError::Usage)?,
             second: player2.parse().map_err(CliError::Usage)?,
@@ -113,6 +123,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             seed,
             variant,
             egtb: [egtb1, egtb2],
+            sprt: sprt::parse(&test)?,
         }),
         Command::Board {
             position,

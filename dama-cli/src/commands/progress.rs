@@ -39,6 +39,21 @@ impl Progress {
         )
     }
 
+    /// A line with no bar, for work of unknown length: the things called `unit` counted so
+    /// far, the rate, and the text [`Progress::message`] sets.
+    pub fn line(unit: &str) -> Progress {
+        if !Progress::wanted() {
+            return Progress::none();
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        let template = format!("{{pos}} {unit} · {{per_sec}} · {{msg}}");
+        if let Ok(style) = ProgressStyle::with_template(&template) {
+            bar.set_style(style);
+        }
+        bar.enable_steady_tick(Duration::from_millis(500));
+        Progress { bar: Some(bar) }
+    }
+
     /// A bar counting `total` bytes read.
     pub fn bytes(total: u64) -> Progress {
         Progress::make(
@@ -64,6 +79,13 @@ impl Progress {
     pub fn inc(&self, n: u64) {
         if let Some(bar) = &self.bar {
             bar.inc(n);
+        }
+    }
+
+    /// Sets the text of a [`Progress::line`].
+    pub fn message(&self, text: String) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(text);
         }
     }
 
