@@ -1,12 +1,13 @@
 //! Command-line arguments. Converted into library types in `commands` and going no further.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::builder::PossibleValue;
 use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 use dama_rules::Variant;
-use dama_search::Level;
+use dama_search::{Level, Limits};
 
 /// dama: Italian draughts (dama italiana) engine and tools.
 #[derive(Parser, Debug)]
@@ -28,6 +29,23 @@ fn variant_parser() -> impl TypedValueParser<Value = Variant> {
         name.parse()
             .expect("the parser only lets listed variant names through")
     })
+}
+
+/// Parses a search time in seconds (`--time`, `--movetime`, a match player's `time:`): a
+/// number above 0 and at most [`Limits::MAX_TIME`] (a year); the message says what is wrong.
+pub fn seconds(text: &str) -> Result<Duration, String> {
+    let max = Limits::MAX_TIME.as_secs();
+    match text.trim().parse::<f64>() {
+        Ok(s) if s.is_nan() => Err("not a number: expected a number of seconds".into()),
+        Ok(s) if s <= 0.0 => Err("expected a positive number of seconds".into()),
+        Ok(s) if s.is_infinite() => Err(format!(
+            "not a finite number: expected at most {max} seconds (a year)"
+        )),
+        Ok(s) if s > max as f64 => Err(format!("too large, at most {max} seconds (a year)")),
+        // Finite, positive and at most a year: the conversion cannot fail.
+        Ok(s) => Ok(Duration::from_secs_f64(s)),
+        Err(_) => Err("expected a number of seconds, like 5 or 0.25".into()),
+    }
 }
 
 /// Parses `--level`: a level name or its number 1..5.
@@ -214,9 +232,9 @@ With no limit it thinks for one second (--annotate: depth 10 a position).")]
         /// Deepest iteration, in plies.
         #[arg(long)]
         depth: Option<u32>,
-        /// Seconds to think.
-        #[arg(long)]
-        time: Option<f64>,
+        /// Seconds to think (above 0, at most a year).
+        #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
+        time: Option<Duration>,
         /// Nodes to search.
         #[arg(long)]
         nodes: Option<u64>,
@@ -264,9 +282,10 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         /// Games in all (rounded up to an even number).
         #[arg(long, default_value_t = 20)]
         games: usize,
-        /// Seconds a move (for every player; Hard needs a limit, else it thinks 1 s).
-        #[arg(long)]
-        movetime: Option<f64>,
+        /// Seconds a move (for every player; Hard needs a limit, else it thinks 1 s); above 0,
+        /// at most a year.
+        #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
+        movetime: Option<Duration>,
         /// A node limit a move for every player.
         #[arg(long)]
         nodes: Option<u64>,

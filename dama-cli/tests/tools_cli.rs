@@ -538,6 +538,70 @@ fn bad_arguments_exit_2() {
 }
 
 #[test]
+fn times_and_depths_out_of_range_are_refused_with_the_value_quoted() {
+    for (args, quoted, why) in [
+        (
+            &["analyze", "--time", "1e20", "--depth", "2"][..],
+            "1e20",
+            "too large, at most 31536000 seconds",
+        ),
+        (
+            &["analyze", "--time", "-1"],
+            "-1",
+            "expected a positive number of seconds",
+        ),
+        (
+            &["analyze", "--time", "0"],
+            "0",
+            "expected a positive number of seconds",
+        ),
+        (&["analyze", "--time", "nan"], "nan", "not a number"),
+        (&["analyze", "--time", "inf"], "inf", "not a finite number"),
+        (
+            &["match", "level:strong", "time:1e308", "--games", "2"],
+            "time:1e308",
+            "too large",
+        ),
+        (
+            &["match", "time:-1", "depth:1"],
+            "time:-1",
+            "expected a positive number",
+        ),
+        (
+            &["match", "depth:1", "depth:1", "--movetime", "1e308"],
+            "1e308",
+            "too large",
+        ),
+        (
+            &["match", "depth:1", "depth:1", "--movetime", "-0.5"],
+            "-0.5",
+            "positive",
+        ),
+        (
+            &["match", "depth:9999999999", "depth:1"],
+            "depth:9999999999",
+            "too large, at most 120",
+        ),
+        (
+            &["match", "depth:0", "depth:1"],
+            "depth:0",
+            "expected 1 or more",
+        ),
+        (
+            &["match", "nodes:99999999999999999999", "depth:1"],
+            "nodes:99999999999999999999",
+            "too large",
+        ),
+    ] {
+        let o = dama(args, None);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(quoted) && err.contains(why), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn book_show_lists_the_start_moves_with_values_and_stats_measures_it() {
     let o = dama(&["book", "show"], None);
     assert!(o.status.success(), "{}", stderr(&o));

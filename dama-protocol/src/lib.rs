@@ -57,6 +57,8 @@
 //! Times are in seconds (decimals allowed). Following Scan, `time` excludes the increment of
 //! the move to play, which the engine adds; a negative `time` (some clients subtract the
 //! increment themselves) is clamped so that the engine thinks only within what is really left.
+//! A `move-time` or `inc` below zero is refused, and so is a number that is not finite; a time
+//! above a year ([`dama_search::Limits::MAX_TIME`]) counts as a year.
 //! Without any `level` line the engine thinks [`DEFAULT_MOVE_TIME`] (one second) per move.
 //! `go` always gets exactly one `done`: a `go` that cannot be read, or in a position without a
 //! legal move, gets `error` then a bare `done`; a `go` during a search ends the running search

@@ -28,7 +28,7 @@ use crate::exit::Status;
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
     pub depth: Option<u32>,
-    pub time: Option<f64>,
+    pub time: Option<Duration>,
     pub nodes: Option<u64>,
     pub level: Option<Level>,
 }
@@ -42,12 +42,7 @@ impl Budget {
             ..Limits::default()
         };
         if let Some(t) = self.time {
-            if !(t.is_finite() && t > 0.0) {
-                return Err(CliError::Usage(format!(
-                    "--time {t}: expected a positive number of seconds"
-                )));
-            }
-            limits = limits.with_time(Duration::from_secs_f64(t));
+            limits = limits.with_time(t);
         }
         if limits.is_infinite() && self.level.is_none() {
             return Ok(default);

@@ -79,26 +79,54 @@ impl std::str::FromStr for PlayerSpec {
                     .map(|l| PlayerSpec::Level(l, book))
                     .map_err(|_| bad())
             }
-            "depth" => value
-                .parse()
-                .map(|d| PlayerSpec::Search(s.into(), Limits::depth(d), knobs, weights))
-                .map_err(|_| bad()),
-            "nodes" => value
-                .parse()
-                .map(|n| PlayerSpec::Search(s.into(), Limits::nodes(n), knobs, weights))
-                .map_err(|_| bad()),
-            "time" => match value.parse::<f64>() {
-                Ok(t) if t.is_finite() && t > 0.0 => Ok(PlayerSpec::Search(
+            "depth" => match whole(value, u64::from(Limits::MAX_DEPTH)) {
+                Ok(d) => {
+                    let d = u32::try_from(d).expect("at most MAX_DEPTH, a u32");
+                    Ok(PlayerSpec::Search(
+                        s.into(),
+                        Limits::depth(d),
+                        knobs,
+                        weights,
+                    ))
+                }
+                Err(Some(why)) => Err(format!("{s:?}: {why}")),
+                Err(None) => Err(bad()),
+            },
+            "nodes" => match whole(value, u64::MAX) {
+                Ok(n) => Ok(PlayerSpec::Search(
                     s.into(),
-                    Limits::move_time(Duration::from_secs_f64(t)),
+                    Limits::nodes(n),
                     knobs,
                     weights,
                 )),
-                _ => Err(bad()),
+                Err(Some(why)) => Err(format!("{s:?}: {why}")),
+                Err(None) => Err(bad()),
+            },
+            "time" => match crate::cli::seconds(value) {
+                Ok(t) => Ok(PlayerSpec::Search(
+                    s.into(),
+                    Limits::move_time(t),
+                    knobs,
+                    weights,
+                )),
+                Err(why) => Err(format!("{s:?}: {why}")),
             },
             "hub" if !value.trim().is_empty() => Ok(PlayerSpec::Hub(value.trim().into())),
             _ => Err(bad()),
         }
+    }
+}
+
+/// A player's whole number `1..=max`: `Err(Some(why))` for a number out of range,
+/// `Err(None)` for text that is not a number.
+fn whole(text: &str, max: u64) -> Result<u64, Option<String>> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(None);
+    }
+    match text.parse::<u64>() {
+        Ok(0) => Err(Some("expected 1 or more".into())),
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(Some(format!("too large, at most {max}"))),
     }
 }
 
@@ -124,7 +152,7 @@ pub struct Options {
     pub first: PlayerSpec,
     pub second: PlayerSpec,
     pub games: usize,
-    pub movetime: Option<f64>,
+    pub movetime: Option<Duration>,
     pub nodes: Option<u64>,
     pub concurrency: usize,
     pub openings: Option<PathBuf>,
@@ -317,12 +345,7 @@ pub fn run(o: Options) -> Result<Status, CliError> {
         ..Limits::default()
     };
     let extra = match o.movetime {
-        Some(t) if t.is_finite() && t > 0.0 => extra.with_time(Duration::from_secs_f64(t)),
-        Some(t) => {
-            return Err(CliError::Usage(format!(
-                "--movetime {t}: expected a positive number of seconds"
-            )))
-        }
+        Some(t) => extra.with_time(t),
         None => extra,
     };
     // --resume: the games the file holds, checked to be this match's first games.
