@@ -11,7 +11,14 @@ use dama_search::{Level, Limits};
 
 /// dama: Italian draughts (dama italiana) engine and tools.
 #[derive(Parser, Debug)]
-#[command(name = "dama", version, about)]
+#[command(
+    name = "dama",
+    version,
+    about,
+    after_help = "Exit status:
+  0  success; also when the reader of the output goes away first (`dama perft | head -1`):
+     the command then stops at once, quietly"
+)]
 pub struct Cli {
     /// Log filter for stderr (e.g. `debug`); defaults to RUST_LOG, then `warn`.
     #[arg(long, global = true)]

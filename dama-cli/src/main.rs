@@ -9,6 +9,7 @@ mod cli;
 mod commands;
 mod error;
 mod exit;
+mod output;
 mod play;
 mod serve;
 
@@ -21,6 +22,8 @@ fn main() -> ExitCode {
     init_logging(args.log_level.as_deref(), args.verbose);
     match commands::run(args.command) {
         Ok(code) => code.into(),
+        // The reader of stdout took what it wanted (`dama perft | head -1`).
+        Err(err) if err.is_closed_output() => exit::Status::Ok.into(),
         Err(err) => {
             eprintln!("dama: {err}");
             exit::Status::BadInput.into()

@@ -4,7 +4,7 @@ mod common;
 
 use std::process::Output;
 
-use common::{dama, dama_bytes};
+use common::{dama, dama_bytes, dama_closed_stdout};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 output")
@@ -205,4 +205,34 @@ fn perft_from_a_fen_and_variant() {
         None,
     );
     assert!(stdout(&o).starts_with("depth 1 nodes 1 "));
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly_with_status_0() {
+    let pdn = "[Event \"a\"]\n\n1. 22-18 *\n";
+    for (args, stdin) in [
+        (&["perft", "--depth", "3"][..], ""),
+        (&["perft", "--depth", "3", "--divide"], ""),
+        (&["bench", "--depth", "1"], ""),
+        (&["moves"], ""),
+        (&["moves", "--stdin"], "W:W22:B18\n"),
+        (&["analyze", "--depth", "3"], ""),
+        (&["analyze", "--depth", "3", "--json"], ""),
+        (
+            &["analyze", "--pdn", "-", "--annotate", "--depth", "1"],
+            pdn,
+        ),
+        (&["board", "--plain"], ""),
+        (&["completions", "bash"], ""),
+        (&["pdn", "fens", "-"], pdn),
+        (&["pdn", "convert", "-"], pdn),
+        (&["book", "show"], ""),
+        (&["engine"], "hub\n"),
+        (&["match", "depth:1", "depth:1", "--games", "2"], ""),
+        (&["play", "--plain"], ""),
+    ] {
+        let o = dama_closed_stdout(args, stdin);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
 }

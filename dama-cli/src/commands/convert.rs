@@ -128,7 +128,7 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
         .filter(|p| p.value.distance().is_some_and(|d| d >= 10))
         .collect();
     let long_converted = long.iter().filter(|p| p.converted).count();
-    println!(
+    crate::output::line(format_args!(
         "converted {converted}/{} ({:.1} %), the win let go in {spoiled}; of those {} \
          or more plies from conversion: {long_converted}/{}; Hard at {} nodes a move {}, \
          the defender perfect",
@@ -142,7 +142,7 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
         } else {
             "with the tables"
         },
-    );
+    ))?;
     Ok(Status::Ok)
 }
 
