@@ -115,6 +115,36 @@ fn bad_fen_is_quoted_with_status_2() {
 }
 
 #[test]
+fn a_man_on_its_promotion_row_or_an_empty_board_is_refused_in_every_variant() {
+    for variant in [
+        "italian",
+        "spanish",
+        "czech",
+        "english",
+        "russian",
+        "brazilian",
+    ] {
+        for (fen, needle) in [
+            ("W:W1:B32", "a white man on 1, white's promotion row"),
+            ("B:W1,22:B18", "a white man on 1,"),
+            ("W:W22:B9,30", "a black man on 30, black's promotion row"),
+            ("B:W:B", "no pieces at all"),
+        ] {
+            let o = dama(&["moves", "--variant", variant, "--fen", fen], None);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{variant} {fen}: {err}");
+            assert!(
+                err.contains(fen) && err.contains(needle),
+                "{variant} {fen}: {err}"
+            );
+        }
+        // One side without pieces: a finished game, no moves.
+        let o = dama(&["moves", "--variant", variant, "--fen", "B:W18:B"], None);
+        assert_eq!((o.status.code(), stdout(&o)), (Some(0), String::new()));
+    }
+}
+
+#[test]
 fn unknown_variant_is_quoted_with_status_2() {
     let o = dama(&["perft", "--variant", "chess", "--depth", "1"], None);
     assert_eq!(o.status.code(), Some(2));

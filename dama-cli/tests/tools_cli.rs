@@ -620,7 +620,7 @@ fn book_show_lists_the_start_moves_with_values_and_stats_measures_it() {
         );
     }
     assert!(values.windows(2).all(|w| w[0] >= w[1]), "{out}");
-    let o = dama(&["book", "show", "--fen", "W:W1:B32"], None);
+    let o = dama(&["book", "show", "--fen", "W:WK1:BK32"], None);
     assert_eq!(stdout(&o).trim(), "not in the book");
     let o = dama(&["book", "stats"], None);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -315,6 +315,13 @@ mod tests {
             Command::parse("pos pos=Wbbb"),
             Err(Error::BadPosition(_))
         ));
+        // A man on its own promotion row, and a board without pieces, are no positions.
+        let man_on_1 = format!("pos pos=Bw{}", "e".repeat(31));
+        let err = Command::parse(&man_on_1).unwrap_err().to_string();
+        assert!(err.contains("white man on 1"), "{err}");
+        let empty = format!("pos pos=W{}", "e".repeat(32));
+        let err = Command::parse(&empty).unwrap_err().to_string();
+        assert!(err.contains("no pieces"), "{err}");
         assert!(matches!(
             Command::parse("pos"),
             Err(Error::MissingArgument { .. })
