@@ -101,6 +101,11 @@ pub(crate) fn is_go(text: &str) -> bool {
     text.split_whitespace().next() == Some("go")
 }
 
+/// Whether a line that could not be parsed was meant as `pos`.
+pub(crate) fn is_pos(text: &str) -> bool {
+    text.split_whitespace().next() == Some("pos")
+}
+
 fn set_param(line: &Line) -> Result<Command, Error> {
     let name = line.value("name").ok_or(Error::MissingArgument {
         command: "set-param",
