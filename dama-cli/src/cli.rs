@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::builder::PossibleValue;
-use clap::builder::TypedValueParser;
+use clap::builder::{PossibleValue, RangedU64ValueParser, TypedValueParser};
 use clap::{Parser, Subcommand, ValueEnum};
 use dama_rules::Variant;
 use dama_search::{Level, Limits};
@@ -36,6 +35,18 @@ fn variant_parser() -> impl TypedValueParser<Value = Variant> {
         name.parse()
             .expect("the parser only lets listed variant names through")
     })
+}
+
+/// The deepest `dama perft --depth`: the start position's depth 20 would take days.
+pub const MAX_PERFT_DEPTH: u32 = 20;
+
+/// Parses a count of 1 or more (`--multipv`).
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("expected 1 or more".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("expected a whole number, 1 or more".into()),
+    }
 }
 
 /// Parses a search time in seconds (`--time`, `--movetime`, a match player's `time:`): a
@@ -216,9 +227,10 @@ The JSON API (under /api) is described by GET /api and in the README.")]
         /// The position (PDN-style FEN); the start position when absent.
         #[arg(long)]
         fen: Option<String>,
-        /// The deepest depth counted (from depth 1; `0` prints perft(0) = 1). Counting stops
-        /// after a depth with no leaves.
-        #[arg(long, short)]
+        /// The deepest depth counted (from depth 1; `0` prints perft(0) = 1), at most 20 (the
+        /// start position's depth 12 counts 3.7 × 10^8 leaves, each depth about 4.5 times the
+        /// one before). Counting stops after a depth with no leaves.
+        #[arg(long, short, value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_PERFT_DEPTH)))]
         depth: u32,
         /// First print each legal move's count at the full depth.
         #[arg(long)]
@@ -236,8 +248,8 @@ With no limit it thinks for one second (--annotate: depth 10 a position).")]
     Analyze {
         #[command(flatten)]
         position: PositionArgs,
-        /// Deepest iteration, in plies.
-        #[arg(long)]
+        /// Deepest iteration, in plies (1..=120).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(Limits::MAX_DEPTH)))]
         depth: Option<u32>,
         /// Seconds to think (above 0, at most a year).
         #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
@@ -248,11 +260,11 @@ With no limit it thinks for one second (--annotate: depth 10 a position).")]
         /// Choose as this level of the game would (its budget and its margin of choice).
         #[arg(long, value_parser = level_parser(), conflicts_with = "multipv")]
         level: Option<Level>,
-        /// Report the best K lines.
-        #[arg(long, default_value_t = 1)]
+        /// Report the best K lines (1 or more).
+        #[arg(long, default_value_t = 1, value_parser = at_least_one)]
         multipv: usize,
-        /// Search threads.
-        #[arg(long, default_value_t = 1)]
+        /// Search threads (1..=256).
+        #[arg(long, default_value_t = 1, value_parser = RangedU64ValueParser::<usize>::new().range(1..=256))]
         threads: usize,
         /// JSON Lines: `{"type": "info"|"bestmove", "data": {...}}`.
         #[arg(long)]
@@ -577,12 +589,17 @@ pub enum EgtbAction {
     Build {
         #[command(flatten)]
         args: EgtbArgs,
-        /// The most pieces, both sides together (2..=7).
+        /// The most pieces, both sides together (2..=7; 6 pieces take 2.85 GB of memory, 7
+        /// need --allow-huge).
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..=7))]
         pieces: u32,
         /// Threads.
         #[arg(long, default_value_t = 2)]
         threads: usize,
+        /// Build 7 pieces even so (refused without it: far more memory and time than a
+        /// machine usually has; the refusal gives the estimate).
+        #[arg(long)]
+        allow_huge: bool,
     },
     /// Print the value of each position for its side to move.
     Probe {
@@ -651,7 +668,8 @@ pub struct PositionArgs {
     #[arg(long, default_value = "italian", value_parser = variant_parser())]
     pub variant: Variant,
     /// The position (PDN-style FEN). Without it and without --pdn, one FEN line is read from
-    /// standard input when it is not a terminal, else the start position is used.
+    /// standard input when it is not a terminal (none, or more than one, is an error), else
+    /// the start position is used.
     #[arg(long, conflicts_with = "pdn")]
     pub fen: Option<String>,
     /// A PDN file (`-` for standard input): the position of game --game after --ply moves.

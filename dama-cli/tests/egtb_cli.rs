@@ -214,3 +214,22 @@ fn verify_without_tables_says_how_to_build_them() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn seven_pieces_are_refused_without_allow_huge_with_an_estimate() {
+    let dir = std::env::temp_dir().join(format!("dama-egtb-huge-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = dama(&["egtb", "build", "--pieces", "7", "--dir", d], None);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    for needle in [
+        "--pieces 7",
+        "2.85 GB",
+        "expect about",
+        "GB and",
+        "--allow-huge",
+    ] {
+        assert!(err.contains(needle), "{err} lacks {needle}");
+    }
+    assert!(!dir.exists(), "nothing built in {d}");
+}

@@ -62,7 +62,7 @@ fn analyze_searches_a_single_legal_move_to_the_depth_asked() {
 fn analyze_json_parses_back() {
     let o = dama(
         &["analyze", "--depth", "5", "--multipv", "2", "--json"],
-        None,
+        Some("W:W21-32:B1-12\n"),
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let lines: Vec<Value> = stdout(&o)
@@ -479,7 +479,16 @@ fn board_png_is_the_same_drawing_as_the_svg() {
         .count();
     assert!(light > 3, "no number on square 1");
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<path"));
-    let o = dama(&["board", "--png", "/nonexistent-dir/b.png"], None);
+    let o = dama(
+        &[
+            "board",
+            "--fen",
+            "W:W22:B18",
+            "--png",
+            "/nonexistent-dir/b.png",
+        ],
+        None,
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("/nonexistent-dir/b.png"),
@@ -599,6 +608,75 @@ fn times_and_depths_out_of_range_are_refused_with_the_value_quoted() {
         assert!(err.contains(quoted) && err.contains(why), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn values_that_cannot_mean_what_they_say_are_refused() {
+    let start = "W:W21-32:B1-12";
+    let png = temp("same.png");
+    let same = png.to_str().unwrap();
+    let dot = format!(
+        "{}/./{}",
+        png.parent().unwrap().display(),
+        png.file_name().unwrap().to_str().unwrap()
+    );
+    for (args, stdin, needles) in [
+        (
+            vec!["analyze", "--fen", start, "--depth", "0"],
+            "",
+            &["'0'", "1..=120"][..],
+        ),
+        (
+            vec!["analyze", "--fen", start, "--depth", "121"],
+            "",
+            &["'121'", "1..=120"],
+        ),
+        (
+            vec!["analyze", "--fen", start, "--multipv", "0"],
+            "",
+            &["'0'", "--multipv"],
+        ),
+        (
+            vec!["analyze", "--fen", start, "--threads", "0"],
+            "",
+            &["'0'", "--threads"],
+        ),
+        (
+            vec!["board", "--fen", start, "--png", same, "--svg", same],
+            "",
+            &["name one file", same],
+        ),
+        (
+            vec!["board", "--fen", start, "--png", same, "--svg", &dot],
+            "",
+            &["name one file"],
+        ),
+        (
+            vec!["analyze", "--depth", "1"],
+            "W:W22:B18\nW:W21:B9\n",
+            &["2 FEN lines", "W:W22:B18"],
+        ),
+        (vec!["board"], "W:W22:B18\n\nW:W21:B9\n", &["2 FEN lines"]),
+        (
+            vec!["analyze", "--depth", "1"],
+            "",
+            &["standard input is empty: expected one FEN line"],
+        ),
+        (vec!["board"], "\n  \n", &["standard input is empty"]),
+    ] {
+        let o = dama(&args, Some(stdin));
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        for needle in needles {
+            assert!(err.contains(needle), "{args:?}: {err} lacks {needle}");
+        }
+        assert!(stdout(&o).is_empty(), "{args:?}");
+    }
+    assert!(!png.exists(), "nothing written to {same}");
+    // One FEN line, blank lines around it, is the position.
+    let o = dama(&["board", "--plain"], Some("\n W:W22:B18 \n\n"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).ends_with("white to move\n"));
 }
 
 #[test]

@@ -27,7 +27,13 @@ pub fn run(action: EgtbAction) -> Result<Status, CliError> {
             args,
             pieces,
             threads,
-        } => build(args.variant, &dir_of(&args), pieces, threads),
+            allow_huge,
+        } => {
+            if pieces >= 7 && !allow_huge {
+                return Err(too_huge(pieces));
+            }
+            build(args.variant, &dir_of(&args), pieces, threads)
+        }
         EgtbAction::Probe { args, fen, stdin } => probe(args.variant, &dir_of(&args), fen, stdin),
         EgtbAction::Info { args } => info(args.variant, &dir_of(&args)),
         EgtbAction::Verify {
@@ -176,6 +182,27 @@ fn probe(
 }
 
 /// Every class with at most 7 pieces, both colours.
+/// The measured cost of `dama egtb build --pieces 6` (Italian; docs/egtb.md): its peak
+/// memory in GB (every solved class is kept at one byte a position) and its CPU seconds.
+const SIX_PIECES_COST: (f64, f64) = (2.85, 1038.0);
+
+/// Why `--pieces N` (7) is refused without `--allow-huge`: the 6-piece figures scaled by the
+/// positions (memory grows with them; time at least as fast).
+fn too_huge(pieces: u32) -> CliError {
+    let positions = |n| -> u64 { all_classes(n).iter().map(|m| m.len() as u64).sum() };
+    let (six, many) = (positions(6), positions(pieces));
+    let ratio = many as f64 / six.max(1) as f64;
+    let (gb, cpu) = SIX_PIECES_COST;
+    CliError::Usage(format!(
+        "--pieces {pieces}: {many} positions, {ratio:.0} times the {six} of 6 pieces, which \
+         took {gb} GB of memory and {:.0} CPU-minutes to build: expect about {:.0} GB and {:.0} \
+         CPU-hours; add --allow-huge to build them anyway",
+        cpu / 60.0,
+        gb * ratio,
+        cpu * ratio / 3600.0
+    ))
+}
+
 fn all_classes(pieces: u32) -> Vec<Material> {
     let mut out = Vec::new();
     for m in build_order(pieces) {
