@@ -40,7 +40,7 @@ fn variant_parser() -> impl TypedValueParser<Value = Variant> {
 /// The deepest `dama perft --depth`: the start position's depth 20 would take days.
 pub const MAX_PERFT_DEPTH: u32 = 20;
 
-/// Parses a count of 1 or more (`--multipv`).
+/// Parses a count of 1 or more (`--multipv`, `dama match --games`).
 fn at_least_one(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
         Ok(0) => Err("expected 1 or more".into()),
@@ -298,8 +298,8 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         player1: String,
         /// The second player.
         player2: String,
-        /// Games in all (rounded up to an even number).
-        #[arg(long, default_value_t = 20)]
+        /// Games in all (1 or more, rounded up to an even number).
+        #[arg(long, default_value_t = 20, value_parser = at_least_one)]
         games: usize,
         /// Seconds a move (for every player; Hard needs a limit, else it thinks 1 s); above 0,
         /// at most a year.

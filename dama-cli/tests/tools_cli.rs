@@ -175,6 +175,65 @@ fn a_score_of_all_or_nothing_reads_as_a_bound_on_the_elo() {
 }
 
 #[test]
+fn four_games_won_are_too_few_to_tell_which_player_is_stronger() {
+    let path = temp("four_won.pdn");
+    let game = "[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. 22-18 1-0\n\n";
+    std::fs::write(&path, game.repeat(4)).unwrap();
+    let o = dama(&["pdn", "stats", path.to_str().unwrap()], None);
+    // A score below 50 % wins 4 games in a row more than 5 % of the time: 0.05^(1/4) = 0.473.
+    let want = "wins 4 draws 0 losses 0 score 100.0% elo > -18.9 (95% bound; too few games to \
+                tell which is stronger)";
+    assert_eq!(stdout(&o).lines().last(), Some(want), "{}", stderr(&o));
+    std::fs::write(&path, game.repeat(5)).unwrap();
+    let o = dama(&["pdn", "stats", path.to_str().unwrap()], None);
+    assert!(
+        stdout(&o).ends_with("elo > +34.4 (95% bound)\n"),
+        "{}",
+        stdout(&o)
+    );
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn no_games_to_count_is_an_error_not_a_score() {
+    let garbage = temp("garbage.pdn");
+    std::fs::write(&garbage, "garbage\n").unwrap();
+    let empty = temp("empty.pdn");
+    std::fs::write(&empty, "").unwrap();
+    let unfinished = temp("unfinished.pdn");
+    std::fs::write(&unfinished, "[White \"A\"]\n\n1. 22-18 *\n").unwrap();
+    for file in [&garbage, &empty, &unfinished] {
+        let o = dama(&["pdn", "stats", file.to_str().unwrap()], None);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{file:?}: {err}");
+        assert!(
+            err.contains("no games") && err.contains(file.to_str().unwrap()),
+            "{err}"
+        );
+        assert!(!stdout(&o).contains("score"), "{file:?}");
+    }
+    let o = dama(&["match", "depth:1", "depth:1", "--games", "0"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("'0'") && stderr(&o).contains("1 or more"),
+        "{}",
+        stderr(&o)
+    );
+    let o = dama(
+        &[
+            "match", "depth:1", "depth:1", "--games", "2", "--shard", "3/4",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--games 8 or more"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+    for f in [garbage, empty, unfinished] {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+#[test]
 fn match_openings_from_fens_pdn_and_move_lists_and_bad_lines_named() {
     let forced = "B:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,11,12,13";
     let list = temp("openings.txt");

@@ -340,6 +340,14 @@ pub fn run(o: Options) -> Result<Status, CliError> {
             openings[p % openings.len()].clone()
         });
     }
+    if let (true, Some((k, n))) = (mine.is_empty(), o.shard) {
+        return Err(CliError::Usage(format!(
+            "--shard {k}/{n}: --games {} makes {pairs} opening pairs, none of them this \
+             shard's: expected --games {} or more",
+            o.games,
+            2 * n
+        )));
+    }
     let extra = Limits {
         nodes: o.nodes,
         ..Limits::default()
@@ -574,6 +582,11 @@ pub fn print_result(out: &mut dyn Write, r: &MatchResult, json: bool) -> Result<
         .to_string()
     } else {
         let elo = match (bound, elo, error) {
+            // Too few games won (or lost) in a row to tell even which side is stronger:
+            // fewer than 5 (0.05^(1/4) is a score below 50 %).
+            (Some((op, x)), _, _) if (op == ">") == (x <= 0.0) => {
+                format!("elo {op} {x:+.1} (95% bound; too few games to tell which is stronger)")
+            }
             (Some((op, x)), _, _) => format!("elo {op} {x:+.1} (95% bound)"),
             (None, Some(elo), Some(error)) => format!("elo {elo:+.1} elo_error {error:.1}"),
             _ => "elo - elo_error -".to_string(),
@@ -627,6 +640,15 @@ pub fn stats(
                 (GameResult::Unknown, _) => {}
             }
         }
+    }
+    if r.total() == 0 {
+        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        let whose = first.map_or(String::new(), |name| format!(" of {name:?}"));
+        return Err(CliError::Usage(format!(
+            "no games{whose} to count in {}: expected games with a result (1-0, 0-1 or \
+             1/2-1/2)",
+            names.join(" ")
+        )));
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
