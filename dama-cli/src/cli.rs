@@ -10,14 +10,7 @@ use dama_search::{Level, Limits};
 
 /// dama: Italian draughts (dama italiana) engine and tools.
 #[derive(Parser, Debug)]
-#[command(
-    name = "dama",
-    version,
-    about,
-    after_help = "Exit status:
-  0  success; also when the reader of the output goes away first (`dama perft | head -1`):
-     the command then stops at once, quietly"
-)]
+#[command(name = "dama", version, about, after_help = crate::exit::HELP)]
 pub struct Cli {
     /// Log filter for stderr (e.g. `debug`); defaults to RUST_LOG, then `warn`.
     #[arg(long, global = true)]

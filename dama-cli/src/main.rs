@@ -1,6 +1,7 @@
 //! The `dama` command: list moves, run perft, and more for Italian draughts and its relatives.
 //!
-//! Exit status: 0 success, 1 a negative answer the user asked for, 2 bad input or I/O.
+//! Exit status: 0 success, 1 a negative answer the user asked for, 2 bad input or I/O (see
+//! `exit::HELP`, the end of `dama --help`).
 
 // Safe Rust only (the workspace denies `unsafe`; here it cannot be allowed back).
 #![forbid(unsafe_code)]

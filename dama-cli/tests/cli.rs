@@ -275,3 +275,42 @@ fn a_closed_stdout_ends_every_command_quietly_with_status_0() {
         assert_eq!(stderr(&o), "", "{args:?}");
     }
 }
+
+#[test]
+fn the_exit_statuses_are_documented_in_help_and_held_to() {
+    let help = stdout(&dama(&["--help"], None));
+    for line in [
+        "Exit status:\n",
+        "\n  0  success;",
+        "\n  1  the command ran, and what it checks is not all good",
+        "\n  2  bad input or I/O",
+    ] {
+        assert!(help.contains(line), "{help}");
+    }
+    let garbage = std::env::temp_dir().join(format!("dama-cli-{}-garbage.pdn", std::process::id()));
+    std::fs::write(&garbage, "garbage\n").unwrap();
+    let g = garbage.to_str().unwrap();
+    let missing = "/nonexistent/games.pdn";
+    for (args, status) in [
+        (&["pdn", "check", g][..], 1),
+        (&["pdn", "fens", g], 1),
+        (&["pdn", "convert", g], 1),
+        (&["analyze", "--pdn", g, "--depth", "1"], 2),
+        (&["board", "--pdn", g], 2),
+        (&["pdn", "check", missing], 2),
+        (&["pdn", "fens", missing], 2),
+        (&["pdn", "stats", missing], 2),
+        (&["analyze", "--pdn", missing], 2),
+        (&["match", "depth:1", "depth:1", "--openings", missing], 2),
+        (&["book", "show", "--book", missing], 2),
+        (&["tune", "fit", missing, "--out", "/nonexistent/w"], 2),
+        (&["moves", "--fen", "W:W22:B18"], 0),
+    ] {
+        let o = dama(args, None);
+        assert_eq!(o.status.code(), Some(status), "{args:?}: {}", stderr(&o));
+        if status == 2 {
+            assert!(stderr(&o).starts_with("dama: "), "{args:?}: {}", stderr(&o));
+        }
+    }
+    let _ = std::fs::remove_file(garbage);
+}
