@@ -42,6 +42,22 @@ fn at_least_one(text: &str) -> Result<usize, String> {
     }
 }
 
+/// Parses a finite number, 0 or more (`--margin`, `--l2`).
+fn non_negative(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err("expected a finite number, 0 or more, like 0.5".into()),
+    }
+}
+
+/// Parses a finite number above 0 (`--rate`).
+fn positive(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err("expected a finite number above 0, like 4".into()),
+    }
+}
+
 /// Parses a search time in seconds (`--time`, `--movetime`, a match player's `time:`): a
 /// number above 0 and at most [`Limits::MAX_TIME`] (a year); the message says what is wrong.
 pub fn seconds(text: &str) -> Result<Duration, String> {
@@ -267,7 +283,7 @@ With no limit it thinks for one second (--annotate: depth 10 a position).")]
         annotate: bool,
         /// With --annotate: name a better move when the move played loses more than this
         /// many men.
-        #[arg(long, default_value_t = 0.5, requires = "annotate")]
+        #[arg(long, default_value_t = 0.5, requires = "annotate", value_parser = non_negative)]
         margin: f64,
     },
     /// Play games between two players and print the result with the Elo difference.
@@ -488,10 +504,10 @@ pub enum TuneAction {
         #[arg(long, default_value_t = 300)]
         epochs: usize,
         /// The optimiser's step (weight units: 1/32 of a hundredth of a man).
-        #[arg(long, default_value_t = 4.0)]
+        #[arg(long, default_value_t = 4.0, value_parser = positive)]
         rate: f64,
         /// L2 penalty on the pattern weights.
-        #[arg(long, default_value_t = 1e-6)]
+        #[arg(long, default_value_t = 1e-6, value_parser = non_negative)]
         l2: f64,
         /// Hold out one game in this many (0: none).
         #[arg(long, default_value_t = 10)]

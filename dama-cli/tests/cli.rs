@@ -314,3 +314,234 @@ fn the_exit_statuses_are_documented_in_help_and_held_to() {
     }
     let _ = std::fs::remove_file(garbage);
 }
+
+/// Runs `dama` with `args` (any bytes) in the directory `dir`, standard input empty (not a
+/// terminal), and fails the test if it runs longer than a minute.
+fn dama_os(args: &[std::ffi::OsString], dir: &std::path::Path) -> Output {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dama"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the dama binary runs");
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            r.read_to_end(&mut bytes).map(|_| bytes)
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("piped")));
+    let err = drain(Box::new(child.stderr.take().expect("piped")));
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("dama runs") {
+            break status;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("dama {args:?} runs for more than a minute");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    Output {
+        status,
+        stdout: out.join().expect("reads").expect("stdout"),
+        stderr: err.join().expect("reads").expect("stderr"),
+    }
+}
+
+#[test]
+fn extreme_arguments_never_panic_and_errors_quote_them() {
+    use std::ffi::OsString;
+    let dir = std::env::temp_dir().join(format!("dama-cli-{}-extreme", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pdn = dir.join("game.pdn");
+    std::fs::write(&pdn, "[Event \"a\"]\n\n1. 22-18 *\n").unwrap();
+    let pdn = pdn.to_str().unwrap().to_string();
+    let out = dir.join("out").to_str().unwrap().to_string();
+    let tables = dir.to_str().unwrap().to_string();
+    let samples = dir.join("s.samples").to_str().unwrap().to_string();
+    let args = [
+        "tune",
+        "gen",
+        "--games",
+        "2",
+        "--nodes",
+        "50",
+        "--threads",
+        "1",
+        "--out",
+    ];
+    let mut gen: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    gen.push(samples.clone().into());
+    assert!(dama_os(&gen, &dir).status.success());
+    let fen = "W:W22:B18";
+    // Each template has one `V`, the argument under test; the rest keeps a run short.
+    let templates: Vec<Vec<&str>> = vec![
+        vec!["moves", "--fen", "V"],
+        vec!["moves", "--variant", "V"],
+        vec!["moves", "--format", "V"],
+        vec!["perft", "--depth", "V"],
+        vec!["perft", "--depth", "1", "--fen", "V"],
+        vec!["perft", "--depth", "1", "--variant", "V"],
+        vec!["analyze", "--fen", fen, "--depth", "V"],
+        vec!["analyze", "--fen", fen, "--time", "V"],
+        vec!["analyze", "--fen", fen, "--depth", "1", "--nodes", "V"],
+        vec!["analyze", "--fen", fen, "--depth", "1", "--multipv", "V"],
+        vec!["analyze", "--fen", fen, "--depth", "1", "--threads", "V"],
+        vec!["analyze", "--fen", fen, "--depth", "1", "--level", "V"],
+        vec!["analyze", "--depth", "1", "--fen", "V"],
+        vec!["analyze", "--depth", "1", "--pdn", "V"],
+        vec!["analyze", "--depth", "1", "--pdn", &pdn, "--game", "V"],
+        vec!["analyze", "--depth", "1", "--pdn", &pdn, "--ply", "V"],
+        vec![
+            "analyze",
+            "--depth",
+            "1",
+            "--pdn",
+            &pdn,
+            "--annotate",
+            "--margin",
+            "V",
+        ],
+        vec!["match", "V", "depth:1", "--games", "2"],
+        vec!["match", "depth:1", "depth:1", "--games", "V"],
+        vec![
+            "match",
+            "depth:1",
+            "depth:1",
+            "--games",
+            "2",
+            "--movetime",
+            "V",
+        ],
+        vec![
+            "match", "depth:1", "depth:1", "--games", "2", "--nodes", "V",
+        ],
+        vec![
+            "match",
+            "depth:1",
+            "depth:1",
+            "--games",
+            "2",
+            "--concurrency",
+            "V",
+        ],
+        vec![
+            "match", "depth:1", "depth:1", "--games", "2", "--shard", "V",
+        ],
+        vec!["match", "depth:1", "depth:1", "--games", "2", "--seed", "V"],
+        vec![
+            "match",
+            "depth:1",
+            "depth:1",
+            "--games",
+            "2",
+            "--openings",
+            "V",
+        ],
+        vec![
+            "match", "depth:1", "depth:1", "--games", "2", "--egtb1", "V",
+        ],
+        vec![
+            "match",
+            "depth:1",
+            "depth:1",
+            "--games",
+            "2",
+            "--variant",
+            "V",
+        ],
+        vec!["board", "--fen", "V"],
+        vec!["board", "--fen", fen, "--move", "V"],
+        vec!["board", "--fen", fen, "--svg", "V"],
+        vec!["board", "--fen", fen, "--png", "V"],
+        vec!["bench", "--depth", "V"],
+        vec!["completions", "V"],
+        vec!["pdn", "check", "V"],
+        vec!["pdn", "fens", "V"],
+        vec!["pdn", "stats", "V"],
+        vec!["pdn", "--variant", "V", "check", &pdn],
+        vec!["egtb", "probe", "--fen", "V"],
+        vec!["egtb", "probe", "--dir", "V", "--fen", fen],
+        vec!["egtb", "info", "--dir", "V"],
+        vec!["egtb", "info", "--variant", "V"],
+        vec!["egtb", "build", "--dir", &out, "--pieces", "V"],
+        vec!["egtb", "verify", "--dir", &tables, "--pieces", "V"],
+        vec!["egtb", "verify", "--dir", &tables, "--class", "V"],
+        vec!["book", "show", "--fen", "V"],
+        vec!["book", "show", "--book", "V"],
+        vec!["book", "build", "--out", &out, "--positions", "V"],
+        vec!["tune", "gen", "--out", &out, "--games", "V"],
+        vec![
+            "tune", "fit", &samples, "--out", &out, "--epochs", "1", "--rate", "V",
+        ],
+        vec![
+            "tune", "fit", &samples, "--out", &out, "--epochs", "1", "--l2", "V",
+        ],
+        vec!["tune", "fit", &samples, "--out", &out, "--epochs", "V"],
+        vec!["tune", "fit", "V", "--out", &out],
+        vec!["play", "--plain", "--fen", "V"],
+        vec!["play", "--plain", "--level", "V"],
+        vec!["play", "--plain", "--seed", "V"],
+        vec!["serve", "--port", "V"],
+        vec!["serve", "--max-games", "V"],
+        vec!["--log-level", "V", "moves"],
+    ];
+    let mut values: Vec<OsString> = [
+        "99999999999999999999",
+        "1e308",
+        "-1",
+        "NaN",
+        "inf",
+        "",
+        " ",
+        "999999999999999999999999999999x/0",
+    ]
+    .iter()
+    .map(OsString::from)
+    .collect();
+    #[cfg(unix)]
+    values.push(std::os::unix::ffi::OsStringExt::from_vec(
+        b"\xff\xfe".to_vec(),
+    ));
+    let mut runs = 0;
+    for template in &templates {
+        for value in &values {
+            let args: Vec<OsString> = template
+                .iter()
+                .map(|a| {
+                    if *a == "V" {
+                        value.clone()
+                    } else {
+                        OsString::from(a)
+                    }
+                })
+                .collect();
+            // In the test's directory: files named by the value are written there.
+            let o = dama_os(&args, &dir);
+            runs += 1;
+            let err = String::from_utf8_lossy(&o.stderr).to_string();
+            let code = o.status.code();
+            assert!(
+                matches!(code, Some(0..=2)),
+                "dama {args:?}: status {code:?}: {err}"
+            );
+            assert!(!err.contains("panicked"), "dama {args:?}: {err}");
+            let shown = value.to_string_lossy();
+            if code == Some(2) && !shown.trim().is_empty() {
+                assert!(
+                    err.contains(shown.as_ref())
+                        || (shown.contains('\u{fffd}') && err.contains("UTF-8")),
+                    "dama {args:?}: the error does not quote {shown:?}: {err}"
+                );
+            }
+        }
+    }
+    assert_eq!(runs, templates.len() * values.len());
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -30,7 +30,7 @@ pub fn pdn_game(path: &Path, number: usize, variant: Variant) -> Result<PdnGame,
     }
     let mut games = Reader::new(open(path)?, variant);
     match games.nth(number - 1) {
-        Some(game) => Ok(game?),
+        Some(game) => game.map_err(|e| CliError::Usage(format!("{}: {e}", path.display()))),
         None => Err(CliError::Usage(format!(
             "{} has fewer than {number} games",
             path.display()
