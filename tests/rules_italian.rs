@@ -147,7 +147,7 @@ fn promotion_ends_capture() {
 
 #[test]
 fn quiet_move_to_far_row_promotes() {
-    let p = pos("W:W5:B32");
+    let p = pos("W:W5:B28");
     for m in &p.legal_moves() {
         assert!(m.promotes());
         assert!(p.after(*m).kings(Color::White).contains(m.to()));

@@ -251,7 +251,7 @@ fn russian_kings_against_king_and_repetition() {
 #[test]
 fn no_moves_loses_in_every_variant() {
     for v in Variant::ALL {
-        let g = game(v, "B:W1:B");
+        let g = game(v, "B:W22:B");
         assert_eq!(g.outcome(), Some(Outcome::Win(Color::White)), "{v}");
     }
 }

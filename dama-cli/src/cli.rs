@@ -1,16 +1,16 @@
 //! Command-line arguments. Converted into library types in `commands` and going no further.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use clap::builder::PossibleValue;
-use clap::builder::TypedValueParser;
+use clap::builder::{PossibleValue, RangedU64ValueParser, TypedValueParser};
 use clap::{Parser, Subcommand, ValueEnum};
 use dama_rules::Variant;
-use dama_search::Level;
+use dama_search::{Level, Limits};
 
 /// dama: Italian draughts (dama italiana) engine and tools.
 #[derive(Parser, Debug)]
-#[command(name = "dama", version, about)]
+#[command(name = "dama", version, about, after_help = crate::exit::HELP)]
 pub struct Cli {
     /// Log filter for stderr (e.g. `debug`); defaults to RUST_LOG, then `warn`.
     #[arg(long, global = true)]
@@ -28,6 +28,51 @@ fn variant_parser() -> impl TypedValueParser<Value = Variant> {
         name.parse()
             .expect("the parser only lets listed variant names through")
     })
+}
+
+/// The deepest `dama perft --depth`: the start position's depth 20 would take days.
+pub const MAX_PERFT_DEPTH: u32 = 20;
+
+/// Parses a count of 1 or more (`--multipv`, `dama match --games`).
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("expected 1 or more".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err("expected a whole number, 1 or more".into()),
+    }
+}
+
+/// Parses a finite number, 0 or more (`--margin`, `--l2`).
+fn non_negative(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err("expected a finite number, 0 or more, like 0.5".into()),
+    }
+}
+
+/// Parses a finite number above 0 (`--rate`).
+fn positive(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err("expected a finite number above 0, like 4".into()),
+    }
+}
+
+/// Parses a search time in seconds (`--time`, `--movetime`, a match player's `time:`): a
+/// number above 0 and at most [`Limits::MAX_TIME`] (a year); the message says what is wrong.
+pub fn seconds(text: &str) -> Result<Duration, String> {
+    let max = Limits::MAX_TIME.as_secs();
+    match text.trim().parse::<f64>() {
+        Ok(s) if s.is_nan() => Err("not a number: expected a number of seconds".into()),
+        Ok(s) if s <= 0.0 => Err("expected a positive number of seconds".into()),
+        Ok(s) if s.is_infinite() => Err(format!(
+            "not a finite number: expected at most {max} seconds (a year)"
+        )),
+        Ok(s) if s > max as f64 => Err(format!("too large, at most {max} seconds (a year)")),
+        // Finite, positive and at most a year: the conversion cannot fail.
+        Ok(s) => Ok(Duration::from_secs_f64(s)),
+        Err(_) => Err("expected a number of seconds, like 5 or 0.25".into()),
+    }
 }
 
 /// Parses `--level`: a level name or its number 1..5.
@@ -191,9 +236,10 @@ The JSON API (under /api) is described by GET /api and in the README.")]
         /// The position (PDN-style FEN); the start position when absent.
         #[arg(long)]
         fen: Option<String>,
-        /// The deepest depth counted (from depth 1; `0` prints perft(0) = 1). Counting stops
-        /// after a depth with no leaves.
-        #[arg(long, short)]
+        /// The deepest depth counted (from depth 1; `0` prints perft(0) = 1), at most 20 (the
+        /// start position's depth 12 counts 3.7 × 10^8 leaves, each depth about 4.5 times the
+        /// one before). Counting stops after a depth with no leaves.
+        #[arg(long, short, value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_PERFT_DEPTH)))]
         depth: u32,
         /// First print each legal move's count at the full depth.
         #[arg(long)]
@@ -211,23 +257,23 @@ With no limit it thinks for one second (--annotate: depth 10 a position).")]
     Analyze {
         #[command(flatten)]
         position: PositionArgs,
-        /// Deepest iteration, in plies.
-        #[arg(long)]
+        /// Deepest iteration, in plies (1..=120).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(Limits::MAX_DEPTH)))]
         depth: Option<u32>,
-        /// Seconds to think.
-        #[arg(long)]
-        time: Option<f64>,
+        /// Seconds to think (above 0, at most a year).
+        #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
+        time: Option<Duration>,
         /// Nodes to search.
         #[arg(long)]
         nodes: Option<u64>,
         /// Choose as this level of the game would (its budget and its margin of choice).
         #[arg(long, value_parser = level_parser(), conflicts_with = "multipv")]
         level: Option<Level>,
-        /// Report the best K lines.
-        #[arg(long, default_value_t = 1)]
+        /// Report the best K lines (1 or more).
+        #[arg(long, default_value_t = 1, value_parser = at_least_one)]
         multipv: usize,
-        /// Search threads.
-        #[arg(long, default_value_t = 1)]
+        /// Search threads (1..=256).
+        #[arg(long, default_value_t = 1, value_parser = RangedU64ValueParser::<usize>::new().range(1..=256))]
         threads: usize,
         /// JSON Lines: `{"type": "info"|"bestmove", "data": {...}}`.
         #[arg(long)]
@@ -237,7 +283,7 @@ With no limit it thinks for one second (--annotate: depth 10 a position).")]
         annotate: bool,
         /// With --annotate: name a better move when the move played loses more than this
         /// many men.
-        #[arg(long, default_value_t = 0.5, requires = "annotate")]
+        #[arg(long, default_value_t = 0.5, requires = "annotate", value_parser = non_negative)]
         margin: f64,
     },
     /// Play games between two players and print the result with the Elo difference.
@@ -262,13 +308,14 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         player1: String,
         /// The second player.
         player2: String,
-        /// Games in all (rounded up to an even number) [default: 20]; with --sprt, the most to
-        /// play [default: no limit].
-        #[arg(long)]
+        /// Games in all (1 or more, rounded up to an even number) [default: 20]; with --sprt,
+        /// the most to play [default: no limit].
+        #[arg(long, value_parser = at_least_one)]
         games: Option<usize>,
-        /// Seconds a move (for every player; Hard needs a limit, else it thinks 1 s).
-        #[arg(long)]
-        movetime: Option<f64>,
+        /// Seconds a move (for every player; Hard needs a limit, else it thinks 1 s); above 0,
+        /// at most a year.
+        #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
+        movetime: Option<Duration>,
         /// A node limit a move for every player.
         #[arg(long)]
         nodes: Option<u64>,
@@ -465,10 +512,10 @@ pub enum TuneAction {
         #[arg(long, default_value_t = 300)]
         epochs: usize,
         /// The optimiser's step (weight units: 1/32 of a hundredth of a man).
-        #[arg(long, default_value_t = 4.0)]
+        #[arg(long, default_value_t = 4.0, value_parser = positive)]
         rate: f64,
         /// L2 penalty on the pattern weights.
-        #[arg(long, default_value_t = 1e-6)]
+        #[arg(long, default_value_t = 1e-6, value_parser = non_negative)]
         l2: f64,
         /// Hold out one game in this many (0: none).
         #[arg(long, default_value_t = 10)]
@@ -559,12 +606,17 @@ pub enum EgtbAction {
     Build {
         #[command(flatten)]
         args: EgtbArgs,
-        /// The most pieces, both sides together (2..=7).
+        /// The most pieces, both sides together (2..=7; 6 pieces take 2.85 GB of memory, 7
+        /// need --allow-huge).
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(2..=7))]
         pieces: u32,
         /// Threads.
         #[arg(long, default_value_t = 2)]
         threads: usize,
+        /// Build 7 pieces even so (refused without it: far more memory and time than a
+        /// machine usually has; the refusal gives the estimate).
+        #[arg(long)]
+        allow_huge: bool,
     },
     /// Print the value of each position for its side to move.
     Probe {
@@ -643,7 +695,8 @@ pub struct PositionArgs {
     #[arg(long, default_value = "italian", value_parser = variant_parser())]
     pub variant: Variant,
     /// The position (PDN-style FEN). Without it and without --pdn, one FEN line is read from
-    /// standard input when it is not a terminal, else the start position is used.
+    /// standard input when it is not a terminal (none, or more than one, is an error), else
+    /// the start position is used.
     #[arg(long, conflicts_with = "pdn")]
     pub fen: Option<String>,
     /// A PDN file (`-` for standard input): the position of game --game after --ply moves.

@@ -27,3 +27,11 @@ pub enum CliError {
     #[error("cannot write the output: {0}")]
     Output(#[source] io::Error),
 }
+
+impl CliError {
+    /// Whether this is standard output closed by its reader (`dama perft | head -1`): the
+    /// command then ends quietly with status 0 (see [`crate::output`]).
+    pub fn is_closed_output(&self) -> bool {
+        matches!(self, CliError::Output(e) if crate::output::is_closed(e))
+    }
+}

@@ -4,7 +4,7 @@ mod common;
 
 use std::process::Output;
 
-use common::{dama, dama_bytes};
+use common::{dama, dama_bytes, dama_closed_stdout};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 output")
@@ -115,10 +115,49 @@ fn bad_fen_is_quoted_with_status_2() {
 }
 
 #[test]
+fn a_man_on_its_promotion_row_or_an_empty_board_is_refused_in_every_variant() {
+    for variant in [
+        "italian",
+        "spanish",
+        "czech",
+        "english",
+        "russian",
+        "brazilian",
+    ] {
+        for (fen, needle) in [
+            ("W:W1:B32", "a white man on 1, white's promotion row"),
+            ("B:W1,22:B18", "a white man on 1,"),
+            ("W:W22:B9,30", "a black man on 30, black's promotion row"),
+            ("B:W:B", "no pieces at all"),
+        ] {
+            let o = dama(&["moves", "--variant", variant, "--fen", fen], None);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{variant} {fen}: {err}");
+            assert!(
+                err.contains(fen) && err.contains(needle),
+                "{variant} {fen}: {err}"
+            );
+        }
+        // One side without pieces: a finished game, no moves.
+        let o = dama(&["moves", "--variant", variant, "--fen", "B:W18:B"], None);
+        assert_eq!((o.status.code(), stdout(&o)), (Some(0), String::new()));
+    }
+}
+
+#[test]
 fn unknown_variant_is_quoted_with_status_2() {
     let o = dama(&["perft", "--variant", "chess", "--depth", "1"], None);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("chess"));
+}
+
+#[test]
+fn perft_refuses_a_depth_it_would_never_finish() {
+    let o = dama(&["perft", "--depth", "100"], None);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("'100'") && err.contains("0..=20"), "{err}");
+    assert!(stdout(&o).is_empty());
 }
 
 #[test]
@@ -155,16 +194,13 @@ fn perft_depth_zero_prints_one() {
 #[test]
 fn perft_stops_after_the_first_depth_with_no_leaves() {
     // No white piece: nothing to count from depth 1 on, whatever the depth asked.
-    let o = dama(&["perft", "--fen", "W:W:B1", "--depth", "4294967295"], None);
+    let o = dama(&["perft", "--fen", "W:W:B1", "--depth", "20"], None);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(out.starts_with("depth 1 nodes 0 "), "{out}");
     // 18 takes the last black man: one leaf at depth 1, none at depth 2.
-    let o = dama(
-        &["perft", "--fen", "W:W18:B14", "--depth", "4294967295"],
-        None,
-    );
+    let o = dama(&["perft", "--fen", "W:W18:B14", "--depth", "20"], None);
     let depths: Vec<String> = stdout(&o)
         .lines()
         .map(|l| l.split(' ').take(4).collect::<Vec<_>>().join(" "))
@@ -205,4 +241,307 @@ fn perft_from_a_fen_and_variant() {
         None,
     );
     assert!(stdout(&o).starts_with("depth 1 nodes 1 "));
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly_with_status_0() {
+    let pdn = "[Event \"a\"]\n\n1. 22-18 *\n";
+    for (args, stdin) in [
+        (&["perft", "--depth", "3"][..], ""),
+        (&["perft", "--depth", "3", "--divide"], ""),
+        (&["bench", "--depth", "1"], ""),
+        (&["moves"], ""),
+        (&["moves", "--stdin"], "W:W22:B18\n"),
+        (&["analyze", "--depth", "3"], "W:W21-32:B1-12\n"),
+        (
+            &["analyze", "--depth", "3", "--json", "--fen", "W:W22:B18"],
+            "",
+        ),
+        (
+            &["analyze", "--pdn", "-", "--annotate", "--depth", "1"],
+            pdn,
+        ),
+        (&["board", "--plain"], "W:W22:B18\n"),
+        (&["completions", "bash"], ""),
+        (&["pdn", "fens", "-"], pdn),
+        (&["pdn", "convert", "-"], pdn),
+        (&["book", "show"], ""),
+        (&["engine"], "hub\n"),
+        (&["match", "depth:1", "depth:1", "--games", "2"], ""),
+        (&["play", "--plain"], ""),
+    ] {
+        let o = dama_closed_stdout(args, stdin);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+}
+
+#[test]
+fn the_exit_statuses_are_documented_in_help_and_held_to() {
+    let help = stdout(&dama(&["--help"], None));
+    for line in [
+        "Exit status:\n",
+        "\n  0  success;",
+        "\n  1  the command ran, and what it checks is not all good",
+        "\n  2  bad input or I/O",
+    ] {
+        assert!(help.contains(line), "{help}");
+    }
+    let garbage = std::env::temp_dir().join(format!("dama-cli-{}-garbage.pdn", std::process::id()));
+    std::fs::write(&garbage, "garbage\n").unwrap();
+    let g = garbage.to_str().unwrap();
+    let missing = "/nonexistent/games.pdn";
+    for (args, status) in [
+        (&["pdn", "check", g][..], 1),
+        (&["pdn", "fens", g], 1),
+        (&["pdn", "convert", g], 1),
+        (&["analyze", "--pdn", g, "--depth", "1"], 2),
+        (&["board", "--pdn", g], 2),
+        (&["pdn", "check", missing], 2),
+        (&["pdn", "fens", missing], 2),
+        (&["pdn", "stats", missing], 2),
+        (&["analyze", "--pdn", missing], 2),
+        (&["match", "depth:1", "depth:1", "--openings", missing], 2),
+        (&["book", "show", "--book", missing], 2),
+        (&["tune", "fit", missing, "--out", "/nonexistent/w"], 2),
+        (&["moves", "--fen", "W:W22:B18"], 0),
+    ] {
+        let o = dama(args, None);
+        assert_eq!(o.status.code(), Some(status), "{args:?}: {}", stderr(&o));
+        if status == 2 {
+            assert!(stderr(&o).starts_with("dama: "), "{args:?}: {}", stderr(&o));
+        }
+    }
+    let _ = std::fs::remove_file(garbage);
+}
+
+/// Runs `dama` with `args` (any bytes) in the directory `dir`, standard input empty (not a
+/// terminal), and fails the test if it runs longer than a minute.
+fn dama_os(args: &[std::ffi::OsString], dir: &std::path::Path) -> Output {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dama"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the dama binary runs");
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            r.read_to_end(&mut bytes).map(|_| bytes)
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("piped")));
+    let err = drain(Box::new(child.stderr.take().expect("piped")));
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("dama runs") {
+            break status;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("dama {args:?} runs for more than a minute");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    Output {
+        status,
+        stdout: out.join().expect("reads").expect("stdout"),
+        stderr: err.join().expect("reads").expect("stderr"),
+    }
+}
+
+#[test]
+fn extreme_arguments_never_panic_and_errors_quote_them() {
+    use std::ffi::OsString;
+    let dir = std::env::temp_dir().join(format!("dama-cli-{}-extreme", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pdn = dir.join("game.pdn");
+    std::fs::write(&pdn, "[Event \"a\"]\n\n1. 22-18 *\n").unwrap();
+    let pdn = pdn.to_str().unwrap().to_string();
+    let out = dir.join("out").to_str().unwrap().to_string();
+    let tables = dir.to_str().unwrap().to_string();
+    let samples = dir.join("s.samples").to_str().unwrap().to_string();
+    let args = [
+        "tune",
+        "gen",
+        "--games",
+        "2",
+        "--nodes",
+        "50",
+        "--threads",
+        "1",
+        "--out",
+    ];
+    let mut gen: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    gen.push(samples.clone().into());
+    assert!(dama_os(&gen, &dir).status.success());
+    let fen = "W:W22:B18";
+    // Each template has one `V`, the argument under test; the rest keeps a run short.
+    let templates: Vec<Vec<&str>> = vec![
+        vec!["moves", "--fen", "V"],
+        vec!["moves", "--variant", "V"],
+        vec!["moves", "--format", "V"],
+        vec!["perft", "--depth", "V"],
+        vec!["perft", "--depth", "1", "--fen", "V"],
+        vec!["perft", "--depth", "1", "--variant", "V"],
+        vec!["analyze", "--fen", fen, "--depth", "V"],
+        vec!["analyze", "--fen", fen, "--time", "V"],
+        vec!["analyze", "--fen", fen, "--depth", "1", "--nodes", "V"],
+        vec!["analyze", "--fen", fen, "--depth", "1", "--multipv", "V"],
+        vec!["analyze", "--fen", fen, "--depth", "1", "--threads", "V"],
+        vec!["analyze", "--fen", fen, "--depth", "1", "--level", "V"],
+        vec!["analyze", "--depth", "1", "--fen", "V"],
+        vec!["analyze", "--depth", "1", "--pdn", "V"],
+        vec!["analyze", "--depth", "1", "--pdn", &pdn, "--game", "V"],
+        vec!["analyze", "--depth", "1", "--pdn", &pdn, "--ply", "V"],
+        vec![
+            "analyze",
+            "--depth",
+            "1",
+            "--pdn",
+            &pdn,
+            "--annotate",
+            "--margin",
+            "V",
+        ],
+        vec!["match", "V", "depth:1", "--games", "2"],
+        vec!["match", "depth:1", "depth:1", "--games", "V"],
+        vec![
+            "match",
+            "depth:1",
+            "depth:1",
+            "--games",
+            "2",
+            "--movetime",
+            "V",
+        ],
+        vec![
+            "match", "depth:1", "depth:1", "--games", "2", "--nodes", "V",
+        ],
+        vec![
+            "match",
+            "depth:1",
+            "depth:1",
+            "--games",
+            "2",
+            "--concurrency",
+            "V",
+        ],
+        vec![
+            "match", "depth:1", "depth:1", "--games", "2", "--shard", "V",
+        ],
+        vec!["match", "depth:1", "depth:1", "--games", "2", "--seed", "V"],
+        vec![
+            "match",
+            "depth:1",
+            "depth:1",
+            "--games",
+            "2",
+            "--openings",
+            "V",
+        ],
+        vec![
+            "match", "depth:1", "depth:1", "--games", "2", "--egtb1", "V",
+        ],
+        vec![
+            "match",
+            "depth:1",
+            "depth:1",
+            "--games",
+            "2",
+            "--variant",
+            "V",
+        ],
+        vec!["board", "--fen", "V"],
+        vec!["board", "--fen", fen, "--move", "V"],
+        vec!["board", "--fen", fen, "--svg", "V"],
+        vec!["board", "--fen", fen, "--png", "V"],
+        vec!["bench", "--depth", "V"],
+        vec!["completions", "V"],
+        vec!["pdn", "check", "V"],
+        vec!["pdn", "fens", "V"],
+        vec!["pdn", "stats", "V"],
+        vec!["pdn", "--variant", "V", "check", &pdn],
+        vec!["egtb", "probe", "--fen", "V"],
+        vec!["egtb", "probe", "--dir", "V", "--fen", fen],
+        vec!["egtb", "info", "--dir", "V"],
+        vec!["egtb", "info", "--variant", "V"],
+        vec!["egtb", "build", "--dir", &out, "--pieces", "V"],
+        vec!["egtb", "verify", "--dir", &tables, "--pieces", "V"],
+        vec!["egtb", "verify", "--dir", &tables, "--class", "V"],
+        vec!["book", "show", "--fen", "V"],
+        vec!["book", "show", "--book", "V"],
+        vec!["book", "build", "--out", &out, "--positions", "V"],
+        vec!["tune", "gen", "--out", &out, "--games", "V"],
+        vec![
+            "tune", "fit", &samples, "--out", &out, "--epochs", "1", "--rate", "V",
+        ],
+        vec![
+            "tune", "fit", &samples, "--out", &out, "--epochs", "1", "--l2", "V",
+        ],
+        vec!["tune", "fit", &samples, "--out", &out, "--epochs", "V"],
+        vec!["tune", "fit", "V", "--out", &out],
+        vec!["play", "--plain", "--fen", "V"],
+        vec!["play", "--plain", "--level", "V"],
+        vec!["play", "--plain", "--seed", "V"],
+        vec!["serve", "--port", "V"],
+        vec!["serve", "--max-games", "V"],
+        vec!["--log-level", "V", "moves"],
+    ];
+    let mut values: Vec<OsString> = [
+        "99999999999999999999",
+        "1e308",
+        "-1",
+        "NaN",
+        "inf",
+        "",
+        " ",
+        "999999999999999999999999999999x/0",
+    ]
+    .iter()
+    .map(OsString::from)
+    .collect();
+    #[cfg(unix)]
+    values.push(std::os::unix::ffi::OsStringExt::from_vec(
+        b"\xff\xfe".to_vec(),
+    ));
+    let mut runs = 0;
+    for template in &templates {
+        for value in &values {
+            let args: Vec<OsString> = template
+                .iter()
+                .map(|a| {
+                    if *a == "V" {
+                        value.clone()
+                    } else {
+                        OsString::from(a)
+                    }
+                })
+                .collect();
+            // In the test's directory: files named by the value are written there.
+            let o = dama_os(&args, &dir);
+            runs += 1;
+            let err = String::from_utf8_lossy(&o.stderr).to_string();
+            let code = o.status.code();
+            assert!(
+                matches!(code, Some(0..=2)),
+                "dama {args:?}: status {code:?}: {err}"
+            );
+            assert!(!err.contains("panicked"), "dama {args:?}: {err}");
+            let shown = value.to_string_lossy();
+            if code == Some(2) && !shown.trim().is_empty() {
+                assert!(
+                    err.contains(shown.as_ref())
+                        || (shown.contains('\u{fffd}') && err.contains("UTF-8")),
+                    "dama {args:?}: the error does not quote {shown:?}: {err}"
+                );
+            }
+        }
+    }
+    assert_eq!(runs, templates.len() * values.len());
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -235,16 +235,67 @@ fn build_probe_info_verify() {
         "{}",
         text(&o.stdout)
     );
+    // One position: its error on stderr, the file and what is wrong with it said once.
     let o = dama(
         &["egtb", "probe", "--dir", d, "--fen", "W:WK1,K3:BK29"],
         None,
     );
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(text(&o.stdout).is_empty());
+    assert!(err.contains("truncated"), "{err}");
+    assert_eq!(err.matches("not a valid table file").count(), 1, "{err}");
+    assert_eq!(err.matches("KK-K.egtb").count(), 1, "{err}");
+    let o = dama(&["egtb", "probe", "--dir", d, "--fen", "W:X"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stdout).is_empty());
+    assert!(text(&o.stderr).contains("W:X"), "{}", text(&o.stderr));
+    // info: the tables are complete below the damaged class only.
+    let o = dama(&["egtb", "info", "--dir", d], None);
+    assert_eq!(o.status.code(), Some(1));
     let out = text(&o.stdout);
     assert!(
-        out.starts_with("error: ") && out.contains("truncated"),
+        out.starts_with(&format!(
+            "egtb italian in {d}/italian: complete up to 2 pieces; 1 damaged"
+        )),
         "{out}"
     );
+    assert!(!out.contains("KK-K positions="), "{out}");
+    let err = text(&o.stderr);
+    assert_eq!(err.matches("not a valid table file").count(), 1, "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_tables_directory_that_does_not_exist_is_an_error() {
+    for args in [
+        &[
+            "egtb",
+            "probe",
+            "--dir",
+            "/nonexistent/tables",
+            "--fen",
+            "W:WK1,K3:BK29",
+        ][..],
+        &["egtb", "info", "--dir", "/nonexistent/tables"],
+        &["egtb", "probe", "--dir", "/nonexistent/tables", "--stdin"],
+    ] {
+        let o = dama(args, Some("W:WK1,K3:BK29\n"));
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--dir /nonexistent/tables: no such directory"),
+            "{err}"
+        );
+        assert!(text(&o.stdout).is_empty(), "{args:?}");
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_dama"))
+        .args(["egtb", "probe", "--fen", "W:WK1,K3:BK29"])
+        .env("DAMA_EGTB", "/nonexistent/env-tables")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("$DAMA_EGTB /nonexistent/env-tables"));
 }
 
 #[test]
@@ -257,4 +308,23 @@ fn verify_without_tables_says_how_to_build_them() {
         "{}",
         text(&o.stderr)
     );
+}
+
+#[test]
+fn seven_pieces_are_refused_without_allow_huge_with_an_estimate() {
+    let dir = std::env::temp_dir().join(format!("dama-egtb-huge-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = dama(&["egtb", "build", "--pieces", "7", "--dir", d], None);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    for needle in [
+        "--pieces 7",
+        "2.85 GB",
+        "expect about",
+        "GB and",
+        "--allow-huge",
+    ] {
+        assert!(err.contains(needle), "{err} lacks {needle}");
+    }
+    assert!(!dir.exists(), "nothing built in {d}");
 }

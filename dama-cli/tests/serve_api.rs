@@ -410,6 +410,22 @@ fn illegal_and_malformed_requests_get_json_errors_naming_the_problem() {
         (
             "POST",
             "/api/games".into(),
+            br#"{"fen": "W:W1:B32"}"#.to_vec(),
+            400,
+            "bad_fen",
+            "a white man on 1, white's promotion row",
+        ),
+        (
+            "POST",
+            "/api/games".into(),
+            br#"{"fen": "B:W:B"}"#.to_vec(),
+            400,
+            "bad_fen",
+            "no pieces at all",
+        ),
+        (
+            "POST",
+            "/api/games".into(),
             br#"{"seed": -1}"#.to_vec(),
             400,
             "bad_seed",

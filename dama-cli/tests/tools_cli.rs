@@ -62,7 +62,7 @@ fn analyze_searches_a_single_legal_move_to_the_depth_asked() {
 fn analyze_json_parses_back() {
     let o = dama(
         &["analyze", "--depth", "5", "--multipv", "2", "--json"],
-        None,
+        Some("W:W21-32:B1-12\n"),
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let lines: Vec<Value> = stdout(&o)
@@ -172,6 +172,65 @@ fn a_score_of_all_or_nothing_reads_as_a_bound_on_the_elo() {
     assert!(v["data"]["elo_bound"].is_null(), "{v}");
     assert!(v["data"]["elo"].as_f64().unwrap() > bound);
     let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn four_games_won_are_too_few_to_tell_which_player_is_stronger() {
+    let path = temp("four_won.pdn");
+    let game = "[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. 22-18 1-0\n\n";
+    std::fs::write(&path, game.repeat(4)).unwrap();
+    let o = dama(&["pdn", "stats", path.to_str().unwrap()], None);
+    // A score below 50 % wins 4 games in a row more than 5 % of the time: 0.05^(1/4) = 0.473.
+    let want = "wins 4 draws 0 losses 0 score 100.0% elo > -18.9 (95% bound; too few games to \
+                tell which is stronger)";
+    assert_eq!(stdout(&o).lines().last(), Some(want), "{}", stderr(&o));
+    std::fs::write(&path, game.repeat(5)).unwrap();
+    let o = dama(&["pdn", "stats", path.to_str().unwrap()], None);
+    assert!(
+        stdout(&o).ends_with("elo > +34.4 (95% bound)\n"),
+        "{}",
+        stdout(&o)
+    );
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn no_games_to_count_is_an_error_not_a_score() {
+    let garbage = temp("garbage.pdn");
+    std::fs::write(&garbage, "garbage\n").unwrap();
+    let empty = temp("empty.pdn");
+    std::fs::write(&empty, "").unwrap();
+    let unfinished = temp("unfinished.pdn");
+    std::fs::write(&unfinished, "[White \"A\"]\n\n1. 22-18 *\n").unwrap();
+    for file in [&garbage, &empty, &unfinished] {
+        let o = dama(&["pdn", "stats", file.to_str().unwrap()], None);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{file:?}: {err}");
+        assert!(
+            err.contains("no games") && err.contains(file.to_str().unwrap()),
+            "{err}"
+        );
+        assert!(!stdout(&o).contains("score"), "{file:?}");
+    }
+    let o = dama(&["match", "depth:1", "depth:1", "--games", "0"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("'0'") && stderr(&o).contains("1 or more"),
+        "{}",
+        stderr(&o)
+    );
+    let o = dama(
+        &[
+            "match", "depth:1", "depth:1", "--games", "2", "--shard", "3/4",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--games 8 or more"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+    for f in [garbage, empty, unfinished] {
+        let _ = std::fs::remove_file(f);
+    }
 }
 
 #[test]
@@ -479,7 +538,16 @@ fn board_png_is_the_same_drawing_as_the_svg() {
         .count();
     assert!(light > 3, "no number on square 1");
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<path"));
-    let o = dama(&["board", "--png", "/nonexistent-dir/b.png"], None);
+    let o = dama(
+        &[
+            "board",
+            "--fen",
+            "W:W22:B18",
+            "--png",
+            "/nonexistent-dir/b.png",
+        ],
+        None,
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("/nonexistent-dir/b.png"),
@@ -538,6 +606,139 @@ fn bad_arguments_exit_2() {
 }
 
 #[test]
+fn times_and_depths_out_of_range_are_refused_with_the_value_quoted() {
+    for (args, quoted, why) in [
+        (
+            &["analyze", "--time", "1e20", "--depth", "2"][..],
+            "1e20",
+            "too large, at most 31536000 seconds",
+        ),
+        (
+            &["analyze", "--time", "-1"],
+            "-1",
+            "expected a positive number of seconds",
+        ),
+        (
+            &["analyze", "--time", "0"],
+            "0",
+            "expected a positive number of seconds",
+        ),
+        (&["analyze", "--time", "nan"], "nan", "not a number"),
+        (&["analyze", "--time", "inf"], "inf", "not a finite number"),
+        (
+            &["match", "level:strong", "time:1e308", "--games", "2"],
+            "time:1e308",
+            "too large",
+        ),
+        (
+            &["match", "time:-1", "depth:1"],
+            "time:-1",
+            "expected a positive number",
+        ),
+        (
+            &["match", "depth:1", "depth:1", "--movetime", "1e308"],
+            "1e308",
+            "too large",
+        ),
+        (
+            &["match", "depth:1", "depth:1", "--movetime", "-0.5"],
+            "-0.5",
+            "positive",
+        ),
+        (
+            &["match", "depth:9999999999", "depth:1"],
+            "depth:9999999999",
+            "too large, at most 120",
+        ),
+        (
+            &["match", "depth:0", "depth:1"],
+            "depth:0",
+            "expected 1 or more",
+        ),
+        (
+            &["match", "nodes:99999999999999999999", "depth:1"],
+            "nodes:99999999999999999999",
+            "too large",
+        ),
+    ] {
+        let o = dama(args, None);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(quoted) && err.contains(why), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn values_that_cannot_mean_what_they_say_are_refused() {
+    let start = "W:W21-32:B1-12";
+    let png = temp("same.png");
+    let same = png.to_str().unwrap();
+    let dot = format!(
+        "{}/./{}",
+        png.parent().unwrap().display(),
+        png.file_name().unwrap().to_str().unwrap()
+    );
+    for (args, stdin, needles) in [
+        (
+            vec!["analyze", "--fen", start, "--depth", "0"],
+            "",
+            &["'0'", "1..=120"][..],
+        ),
+        (
+            vec!["analyze", "--fen", start, "--depth", "121"],
+            "",
+            &["'121'", "1..=120"],
+        ),
+        (
+            vec!["analyze", "--fen", start, "--multipv", "0"],
+            "",
+            &["'0'", "--multipv"],
+        ),
+        (
+            vec!["analyze", "--fen", start, "--threads", "0"],
+            "",
+            &["'0'", "--threads"],
+        ),
+        (
+            vec!["board", "--fen", start, "--png", same, "--svg", same],
+            "",
+            &["name one file", same],
+        ),
+        (
+            vec!["board", "--fen", start, "--png", same, "--svg", &dot],
+            "",
+            &["name one file"],
+        ),
+        (
+            vec!["analyze", "--depth", "1"],
+            "W:W22:B18\nW:W21:B9\n",
+            &["2 FEN lines", "W:W22:B18"],
+        ),
+        (vec!["board"], "W:W22:B18\n\nW:W21:B9\n", &["2 FEN lines"]),
+        (
+            vec!["analyze", "--depth", "1"],
+            "",
+            &["standard input is empty: expected one FEN line"],
+        ),
+        (vec!["board"], "\n  \n", &["standard input is empty"]),
+    ] {
+        let o = dama(&args, Some(stdin));
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        for needle in needles {
+            assert!(err.contains(needle), "{args:?}: {err} lacks {needle}");
+        }
+        assert!(stdout(&o).is_empty(), "{args:?}");
+    }
+    assert!(!png.exists(), "nothing written to {same}");
+    // One FEN line, blank lines around it, is the position.
+    let o = dama(&["board", "--plain"], Some("\n W:W22:B18 \n\n"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).ends_with("white to move\n"));
+}
+
+#[test]
 fn book_show_lists_the_start_moves_with_values_and_stats_measures_it() {
     let o = dama(&["book", "show"], None);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -556,7 +757,7 @@ fn book_show_lists_the_start_moves_with_values_and_stats_measures_it() {
         );
     }
     assert!(values.windows(2).all(|w| w[0] >= w[1]), "{out}");
-    let o = dama(&["book", "show", "--fen", "W:W1:B32"], None);
+    let o = dama(&["book", "show", "--fen", "W:WK1:BK32"], None);
     assert_eq!(stdout(&o).trim(), "not in the book");
     let o = dama(&["book", "stats"], None);
     assert!(o.status.success(), "{}", stderr(&o));

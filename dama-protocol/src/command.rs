@@ -101,6 +101,11 @@ pub(crate) fn is_go(text: &str) -> bool {
     text.split_whitespace().next() == Some("go")
 }
 
+/// Whether a line that could not be parsed was meant as `pos`.
+pub(crate) fn is_pos(text: &str) -> bool {
+    text.split_whitespace().next() == Some("pos")
+}
+
 fn set_param(line: &Line) -> Result<Command, Error> {
     let name = line.value("name").ok_or(Error::MissingArgument {
         command: "set-param",
@@ -169,10 +174,9 @@ fn level(line: &Line) -> Result<Limits, Error> {
         let time = seconds(time, "time")?;
         let inc = line
             .value("inc")
-            .map(|v| seconds(v, "inc"))
+            .map(|v| non_negative_seconds(v, "inc"))
             .transpose()?
-            .unwrap_or(0.0)
-            .max(0.0);
+            .unwrap_or(0.0);
         let moves_to_go = line
             .value("moves")
             .map(|v| number::<u32>(v, "moves"))
@@ -188,7 +192,7 @@ fn level(line: &Line) -> Result<Limits, Error> {
             moves_to_go,
         });
     } else if let Some(t) = line.value("move-time") {
-        limits.time = TimeControl::MoveTime(duration(seconds(t, "move-time")?));
+        limits.time = TimeControl::MoveTime(duration(non_negative_seconds(t, "move-time")?));
     }
     if limits.is_infinite() {
         return Err(Error::MissingArgument {
@@ -241,9 +245,23 @@ fn seconds(text: &str, name: &str) -> Result<f64, Error> {
         })
 }
 
-/// Seconds as a duration: negative values are zero, huge ones a year.
+/// Seconds that are not negative (`move-time`, `inc`).
+fn non_negative_seconds(text: &str, name: &str) -> Result<f64, Error> {
+    match seconds(text, name)? {
+        s if s >= 0.0 => Ok(s),
+        _ => Err(Error::BadValue {
+            command: "level",
+            argument: name.into(),
+            value: excerpt(text),
+            expected: "a number of seconds, 0 or more, like 5 or 0.25".into(),
+        }),
+    }
+}
+
+/// Seconds as a duration: negative values are zero, values above [`Limits::MAX_TIME`] (a
+/// year) are a year.
 fn duration(seconds: f64) -> Duration {
-    Duration::from_secs_f64(seconds.clamp(0.0, 365.0 * 86_400.0))
+    Duration::from_secs_f64(seconds.clamp(0.0, Limits::MAX_TIME.as_secs_f64()))
 }
 
 #[cfg(test)]
@@ -302,6 +320,13 @@ mod tests {
             Command::parse("pos pos=Wbbb"),
             Err(Error::BadPosition(_))
         ));
+        // A man on its own promotion row, and a board without pieces, are no positions.
+        let man_on_1 = format!("pos pos=Bw{}", "e".repeat(31));
+        let err = Command::parse(&man_on_1).unwrap_err().to_string();
+        assert!(err.contains("white man on 1"), "{err}");
+        let empty = format!("pos pos=W{}", "e".repeat(32));
+        let err = Command::parse(&empty).unwrap_err().to_string();
+        assert!(err.contains("no pieces"), "{err}");
         assert!(matches!(
             Command::parse("pos"),
             Err(Error::MissingArgument { .. })
@@ -370,9 +395,27 @@ mod tests {
             "level time=nan",
             "level time=inf",
             "level move-time=abc",
+            "level move-time=-1",
+            "level time=5 inc=-1",
         ] {
             assert!(Command::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn times_beyond_a_year_count_as_a_year() {
+        assert_eq!(
+            parse("level move-time=1e308"),
+            Command::Level(Limits::move_time(Limits::MAX_TIME))
+        );
+        let Command::Level(l) = parse("level time=1e20 inc=1e300") else {
+            panic!()
+        };
+        let TimeControl::Clock(c) = l.time else {
+            panic!()
+        };
+        assert_eq!(c.time, Limits::MAX_TIME);
+        assert_eq!(c.increment, Limits::MAX_TIME);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use dama_rules::notation::{parse_move, MoveFormat};
 use dama_rules::{Game, Position, Variant};
 use dama_search::{Level, Limits, SearchResult, Signals};
 
-use crate::command::{is_go, Command, GoMode};
+use crate::command::{is_go, is_pos, Command, GoMode};
 use crate::error::{excerpt, Error};
 use crate::reader::{self, Input, MAX_LINE};
 use crate::response::{InfoLine, ParamType, Response};
@@ -138,6 +138,9 @@ struct Controller<W: Write> {
     searcher: Option<Searcher>,
     settings: Settings,
     game: Game,
+    /// Why the last `pos` was refused, until a valid position arrives: `go` has nothing to
+    /// search (rather than the position before, which the GUI no longer means).
+    refused: Option<String>,
     limits: Option<Limits>,
     running: Option<Running>,
     /// `go`s received during a search, started in turn.
@@ -153,6 +156,7 @@ impl<W: Write> Controller<W> {
             searcher: Some(searcher),
             settings: Settings::default(),
             game: Game::new(),
+            refused: None,
             limits: None,
             running: None,
             pending: VecDeque::new(),
@@ -226,6 +230,9 @@ impl<W: Write> Controller<W> {
             Ok(Some(command)) => self.command(command),
             Err(e) => {
                 self.error(&e)?;
+                if is_pos(text) {
+                    self.refused = Some(excerpt(&e.to_string()));
+                }
                 if is_go(text) {
                     // A `go` always gets its `done`, even one that cannot be read.
                     self.send(&Response::Done {
@@ -251,8 +258,11 @@ impl<W: Write> Controller<W> {
                 }
             }
             Command::Pos { position, moves } => match self.replay(position, &moves) {
-                Ok(game) => self.game = game,
-                Err(e) => self.error(&e)?,
+                Ok(game) => self.set_game(game),
+                Err(e) => {
+                    self.refused = Some(excerpt(&e.to_string()));
+                    self.error(&e)?;
+                }
             },
             Command::Level(limits) => self.limits = Some(limits),
             Command::Go(mode) => self.go(mode)?,
@@ -262,11 +272,20 @@ impl<W: Write> Controller<W> {
             Command::NewGame => {
                 self.stop()?;
                 self.job(Job::NewGame);
-                self.game = Game::from_position(self.settings.variant, Position::start());
+                self.set_game(Game::from_position(
+                    self.settings.variant,
+                    Position::start(),
+                ));
             }
             Command::Quit => return Ok(Flow::Quit),
         }
         Ok(Flow::Continue)
+    }
+
+    /// A valid position arrived: the one to search from now on.
+    fn set_game(&mut self, game: Game) {
+        self.game = game;
+        self.refused = None;
     }
 
     fn hub(&mut self) -> Result<(), Error> {
@@ -353,7 +372,7 @@ impl<W: Write> Controller<W> {
                     bad(format!("one of {}", names.join(", ")))
                 })?;
                 self.settings.variant = v;
-                self.game = Game::from_position(v, Position::start());
+                self.set_game(Game::from_position(v, Position::start()));
             }
             "level" => {
                 self.settings.level = value.parse().map_err(|_| {
@@ -450,7 +469,11 @@ impl<W: Write> Controller<W> {
     }
 
     fn go(&mut self, mode: GoMode) -> Result<(), Error> {
-        let game = match searchable(&self.game) {
+        let game = match &self.refused {
+            Some(why) => Err(Error::NoPosition { why: why.clone() }),
+            None => searchable(&self.game),
+        };
+        let game = match game {
             Ok(g) => g,
             Err(e) => {
                 self.error(&e)?;

@@ -4,7 +4,8 @@
 /// Everything that can go wrong reading a Hub line, applying it, or talking to an engine.
 ///
 /// On the engine side every error becomes one `error message="..."` line and the engine keeps
-/// its previous state.
+/// its previous state, but for a refused `pos`: the engine then has no position, and `go`
+/// answers [`Error::NoPosition`] until a valid `pos` (or `new-game`, or a new `variant`).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Error {
     /// A line that cannot be split into tokens.
@@ -65,6 +66,12 @@ pub enum Error {
         /// the rules' explanation), [`dama_rules::Error::AmbiguousMove`] or
         /// [`dama_rules::Error::GameOver`].
         reason: dama_rules::Error,
+    },
+    /// `go` after a refused `pos`, before any valid one.
+    #[error("go: no position to search, the last pos was refused ({why}): expected a valid pos (or new-game) first")]
+    NoPosition {
+        /// Why that `pos` was refused (an excerpt if long).
+        why: String,
     },
     /// `go` in a position where the side to move has no move.
     #[error("go: no legal move in this position ({why})")]

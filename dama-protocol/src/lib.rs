@@ -43,7 +43,7 @@
 //! | `set-param name=N value=V` | sets a parameter; unknown names are ignored, bad values get `error` |
 //! | `init` | answered by `ready` (the transposition table is allocated here) |
 //! | `pos pos=<position> [moves="m1 m2 ..."]` | the position to search: the start and the moves since (each checked by the rules) |
-//! | `pos start [moves="..."]` | the same from the start position |
+//! | `pos start [moves="..."]` | the same from the start position; a refused `pos` (bad position or move) leaves no position: every `go` then answers `error` and a bare `done` until a valid `pos`, `new-game` or a `variant` |
 //! | `level depth=N` / `nodes=N` / `move-time=S` / `[moves=N] time=S [inc=S]` / `infinite` | the limits of the following searches, until the next `level` (several limits may be combined; the first reached ends the search) |
 //! | `go think` | search and answer `done` |
 //! | `go ponder` | search on the opponent's time: time limits wait for `ponder-hit`; `done` comes only after `ponder-hit` (once the search ends) or `stop` |
@@ -57,6 +57,8 @@
 //! Times are in seconds (decimals allowed). Following Scan, `time` excludes the increment of
 //! the move to play, which the engine adds; a negative `time` (some clients subtract the
 //! increment themselves) is clamped so that the engine thinks only within what is really left.
+//! A `move-time` or `inc` below zero is refused, and so is a number that is not finite; a time
+//! above a year ([`dama_search::Limits::MAX_TIME`]) counts as a year.
 //! Without any `level` line the engine thinks [`DEFAULT_MOVE_TIME`] (one second) per move.
 //! `go` always gets exactly one `done`: a `go` that cannot be read, or in a position without a
 //! legal move, gets `error` then a bare `done`; a `go` during a search ends the running search

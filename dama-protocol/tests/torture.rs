@@ -375,8 +375,11 @@ struct Torture<T: Transport> {
     pongs: Vec<Instant>,
     gos: usize,
     dones: usize,
-    /// Lines sent that are invalid whatever the state: each must get one `error`.
+    /// Lines sent that are invalid whatever the state, and `go`s after a refused `pos`
+    /// (there is no position to search then): each must get one `error`.
     invalid: usize,
+    /// The last `pos` was refused, and no valid one (nor `new-game`, nor a variant) came since.
+    refused: bool,
     errors: usize,
     lines_sent: usize,
 }
@@ -394,12 +397,26 @@ impl<T: Transport> Torture<T> {
             gos: 0,
             dones: 0,
             invalid: 0,
+            refused: false,
             errors: 0,
             lines_sent: 0,
         }
     }
 
+    /// Sends a valid line.
     fn send(&mut self, line: &str) {
+        match line.split_whitespace().next() {
+            Some("pos" | "new-game") => self.refused = false,
+            Some("set-param") if line.starts_with("set-param name=variant ") => {
+                self.refused = false
+            }
+            Some("go") if self.refused => self.invalid += 1,
+            _ => {}
+        }
+        self.transmit(line);
+    }
+
+    fn transmit(&mut self, line: &str) {
         let word = line.split_whitespace().next();
         if word == Some("go") {
             self.gos += 1;
@@ -413,7 +430,10 @@ impl<T: Transport> Torture<T> {
 
     fn send_invalid(&mut self, line: &str) {
         self.invalid += 1;
-        self.send(line);
+        if line.split_whitespace().next() == Some("pos") {
+            self.refused = true;
+        }
+        self.transmit(line);
     }
 
     /// Reads what the engine wrote so far, checking each line.

@@ -337,7 +337,7 @@ fn pos_from_a_hub_string_and_the_side_to_move() {
 }
 
 #[test]
-fn bad_positions_and_moves_are_explained_and_the_state_kept() {
+fn bad_positions_and_moves_are_explained_and_leave_no_position() {
     let s = Session::ready();
     // The position in force: White must capture 18x11x14.
     s.send(r#"pos start moves="22-18 11-14""#);
@@ -377,11 +377,59 @@ fn bad_positions_and_moves_are_explained_and_the_state_kept() {
             assert!(e.contains(w), "{line}: {e} lacks {w}");
         }
     }
-    // Every bad line left the position as it was.
+    // After a refused pos there is nothing to search, until a valid pos.
     s.send("level depth=2");
+    s.send("go think");
+    s.expect("error message=\"go: no position to search");
+    assert_eq!(s.recv(), "done");
+    s.send(r#"pos start moves="22-18 11-14""#);
     s.send("go think");
     let done = s.until("done").pop().unwrap();
     assert_eq!(done_move(&done).as_deref(), Some("18x11x14"));
+    s.close();
+}
+
+#[test]
+fn go_after_a_refused_pos_gets_an_error_until_a_valid_position_arrives() {
+    let s = Session::ready();
+    s.send("level depth=2");
+    s.send(r#"pos start moves="22-18""#);
+    s.send("go think");
+    let done = s.until("done").pop().unwrap();
+    assert!(done_move(&done).is_some(), "{done}");
+    // The position before is no answer to a refused one, however it was refused.
+    let man_on_1 = format!("pos pos=Bw{}", "e".repeat(31));
+    for refused in [
+        "pos pos=garbage",
+        "pos start moves=\"22-18 22-18\"",
+        &man_on_1,
+    ] {
+        s.send(refused);
+        s.expect("error message=\"pos");
+        for _ in 0..2 {
+            s.send("go think");
+            let e = s.expect("error message=\"go: no position to search");
+            assert!(e.contains("the last pos was refused"), "{e}");
+            assert_eq!(s.recv(), "done");
+        }
+        s.send("go analyze");
+        s.expect("error message=\"go: no position to search");
+        assert_eq!(s.recv(), "done");
+    }
+    // new-game is a valid position (the start), and so is a new variant's start.
+    s.send("pos pos=garbage");
+    s.expect("error");
+    s.send("new-game");
+    assert_done_with_legal_move(&done_within(&s, "go think", WAIT), &Game::new());
+    s.send("pos pos=garbage");
+    s.expect("error");
+    s.send("set-param name=variant value=spanish");
+    assert!(done_move(&done_within(&s, "go think", WAIT)).is_some());
+    s.send("set-param name=variant value=italian");
+    s.send("pos pos=garbage");
+    s.expect("error");
+    s.send("pos start");
+    assert_done_with_legal_move(&done_within(&s, "go think", WAIT), &Game::new());
     s.close();
 }
 

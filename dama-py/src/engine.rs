@@ -188,12 +188,15 @@ fn limits(
         ..Limits::default()
     };
     if let Some(secs) = movetime {
-        if !(secs.is_finite() && secs >= 0.0) {
+        let max = Limits::MAX_TIME.as_secs();
+        if !(secs.is_finite() && (0.0..=max as f64).contains(&secs)) {
             return Err(PyValueError::new_err(format!(
-                "movetime {secs} is not a time: expected seconds, a number >= 0"
+                "movetime {secs:?} is not a time: expected seconds, a number from 0 to {max} \
+                 (a year)"
             )));
         }
-        l = l.with_time(Duration::from_secs_f64(secs.min(1e9)));
+        // Finite and from 0 to a year: the conversion cannot fail.
+        l = l.with_time(Duration::from_secs_f64(secs));
     }
     if l.is_infinite() && !infinite {
         return Err(PyValueError::new_err(

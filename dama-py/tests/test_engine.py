@@ -43,8 +43,9 @@ def test_every_limit_and_the_missing_limit():
     assert time.perf_counter() - start < 2.0
     with pytest.raises(ValueError, match="no limit"):
         engine.search(board)
-    with pytest.raises(ValueError, match="not a time"):
-        engine.search(board, movetime=-1.0)
+    for bad in (-1.0, float("nan"), float("inf"), 1e308, 1e20):
+        with pytest.raises(ValueError, match="not a time"):
+            engine.search(board, movetime=bad)
     with pytest.raises(MemoryError):
         dama.Engine(hash_mb=1 << 40)
 

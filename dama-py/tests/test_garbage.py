@@ -65,3 +65,18 @@ def test_out_of_range_numbers_are_python_errors():
     with pytest.raises((OverflowError, ValueError)):
         dama.Engine(hash_mb=-5)
     assert dama.Engine(threads=100_000).search(board, depth=1).best_move in board.legal_moves
+
+
+@pytest.mark.parametrize(
+    "fen,needle",
+    [
+        ("W:W1:B32", "a white man on 1, white's promotion row"),
+        ("B:W22:B18,29", "a black man on 29, black's promotion row"),
+        ("B:W:B", "no pieces at all"),
+    ],
+)
+def test_a_fen_that_is_no_position_names_what_is_wrong(fen, needle):
+    with pytest.raises(ValueError, match=needle):
+        dama.Board(fen)
+    # One side without pieces is a finished game, not an error.
+    assert len(dama.Board("B:W18:B").legal_moves) == 0

@@ -65,21 +65,29 @@ impl Position {
 
     /// Validates a [`Setup`].
     ///
+    /// A side with no pieces is a position (a finished game: that side has lost), and so is
+    /// one whose side to move has no move.
+    ///
+    /// ```
+    /// use dama_rules::{notation::fen, Position};
+    /// assert!(fen::parse("B:W18:B").is_ok());
+    /// let err = fen::parse("W:W1:B32").unwrap_err().to_string();
+    /// assert!(err.contains("white man on 1, white's promotion row"), "{err}");
+    /// assert!(fen::parse("B:W:B").unwrap_err().to_string().contains("no pieces"));
+    /// ```
+    ///
     /// # Errors
-    /// [`Error::InvalidPosition`] when a side has more than 12 pieces.
+    /// [`Error::InvalidPosition`] when there are no pieces at all, a side has more than 12
+    /// pieces, or a man stands on its own promotion row (White's 1..=4, Black's 29..=32),
+    /// naming the square.
     pub fn from_setup(setup: &Setup) -> Result<Position, Error> {
+        if let Some(why) = setup.flaw(|sq| sq.to_string()) {
+            return Err(Error::InvalidPosition { why });
+        }
         let mut pos = Position::empty(setup.turn);
         for sq in Square::ALL {
             if let Some(piece) = setup.get(sq) {
                 pos.put(sq, piece);
-            }
-        }
-        for color in Color::ALL {
-            let n = pos.pieces(color).count();
-            if n > 12 {
-                return Err(Error::InvalidPosition {
-                    why: format!("{color} has {n} pieces: expected at most 12"),
-                });
             }
         }
         Ok(pos)

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use dama_rules::{Game, Move, Position, Rules};
 
-use crate::alphabeta::{Worker, MAX_PLY};
+use crate::alphabeta::Worker;
 use crate::control::{Control, Signals};
 use crate::score::{Score, INFINITE};
 use crate::time::TimeManager;
@@ -122,8 +122,8 @@ pub(crate) fn run<R: Rules>(
     } else {
         job.limits
             .depth
-            .unwrap_or(MAX_PLY as u32 - 8)
-            .clamp(1, MAX_PLY as u32 - 8)
+            .unwrap_or(Limits::MAX_DEPTH)
+            .clamp(1, Limits::MAX_DEPTH)
     };
     let multipv = job.multipv.clamp(1, roots.len());
     // A forced reply needs no helper.

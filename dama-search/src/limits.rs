@@ -45,6 +45,15 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The longest time a search is given: a year (365 days). The command line and the
+    /// Python bindings refuse a longer time, the Hub protocol counts one as this, so that no
+    /// conversion of seconds to a [`Duration`] (or deadline arithmetic) overflows.
+    pub const MAX_TIME: Duration = Duration::from_secs(365 * 86_400);
+
+    /// The deepest iteration a search reaches, in plies: a deeper depth limit searches
+    /// this deep.
+    pub const MAX_DEPTH: u32 = crate::alphabeta::MAX_PLY as u32 - 8;
+
     /// Search to `depth` plies.
     pub fn depth(depth: u32) -> Limits {
         Limits {

@@ -28,7 +28,7 @@ use crate::exit::Status;
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
     pub depth: Option<u32>,
-    pub time: Option<f64>,
+    pub time: Option<Duration>,
     pub nodes: Option<u64>,
     pub level: Option<Level>,
 }
@@ -42,12 +42,7 @@ impl Budget {
             ..Limits::default()
         };
         if let Some(t) = self.time {
-            if !(t.is_finite() && t > 0.0) {
-                return Err(CliError::Usage(format!(
-                    "--time {t}: expected a positive number of seconds"
-                )));
-            }
-            limits = limits.with_time(Duration::from_secs_f64(t));
+            limits = limits.with_time(t);
         }
         if limits.is_infinite() && self.level.is_none() {
             return Ok(default);
@@ -86,6 +81,7 @@ pub fn run(game: &Game, budget: Budget, output: Output) -> Result<Status, CliErr
         writeln!(out, "{line}").map_err(CliError::Output)?;
     }
     let mut failed = None;
+    let signals = Signals::default();
     let mut on_info = |info: &Info| {
         let line = if output.json {
             json!({"type": "info", "data": info_json(info)}).to_string()
@@ -93,6 +89,10 @@ pub fn run(game: &Game, budget: Budget, output: Output) -> Result<Status, CliErr
             info_text(info, output.multipv > 1)
         };
         if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+            // No one reads the rest: the search ends at once.
+            signals
+                .stop
+                .store(true, std::sync::atomic::Ordering::Relaxed);
             failed.get_or_insert(e);
         }
     };
@@ -101,7 +101,7 @@ pub fn run(game: &Game, budget: Budget, output: Output) -> Result<Status, CliErr
             let mut rng = ChaCha8Rng::seed_from_u64(0);
             engine.play_level(game, level, &limits, &Signals::default(), &mut rng)
         }
-        None => engine.analyze_with(game, &limits, &Signals::default(), &mut on_info),
+        None => engine.analyze_with(game, &limits, &signals, &mut on_info),
     };
     if let Some(e) = failed {
         return Err(CliError::Output(e));
@@ -264,6 +264,9 @@ pub fn annotate(
     }
     out.comments.sort_by_key(|c| c.ply);
     let text = pdn::write(&out)?;
-    print!("{text}");
+    io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(CliError::Output)?;
     Ok(Status::Ok)
 }

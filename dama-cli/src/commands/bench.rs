@@ -12,6 +12,7 @@ use dama_search::{Engine, Limits};
 use super::progress::Progress;
 use crate::error::CliError;
 use crate::exit::Status;
+use crate::output;
 
 /// The positions: the start, openings, middle games with captures about, endings.
 const POSITIONS: [&str; 8] = [
@@ -41,24 +42,24 @@ pub fn run(depth: u32) -> Result<Status, CliError> {
         nodes += r.nodes;
         time += spent;
         progress.suspend(|| {
-            println!(
+            output::line(format_args!(
                 "position {} nodes {} time {:.3} nps {} best {}",
                 i + 1,
                 r.nodes,
                 spent.as_secs_f64(),
                 per_second(r.nodes, spent),
                 r.best.map_or("none".to_string(), |m| m.to_string())
-            )
-        });
+            ))
+        })?;
         progress.inc(1);
     }
     progress.finish();
-    println!(
+    output::line(format_args!(
         "total nodes {nodes} time {:.3} nps {}",
         time.as_secs_f64(),
         per_second(nodes, time)
-    );
-    println!("signature {nodes}");
+    ))?;
+    output::line(format_args!("signature {nodes}"))?;
     Ok(Status::Ok)
 }
 

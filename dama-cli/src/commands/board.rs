@@ -25,6 +25,15 @@ pub fn run(
     let cannot = |path: &Path, e: &dyn std::fmt::Display| {
         CliError::Usage(format!("cannot write {}: {e}", path.display()))
     };
+    if let (Some(a), Some(b)) = (svg, png) {
+        if same_file(a, b) {
+            return Err(CliError::Usage(format!(
+                "--svg {} and --png {} name one file: expected two different files",
+                a.display(),
+                b.display()
+            )));
+        }
+    }
     let drawing = diagram::svg(pos, highlight);
     if let Some(path) = svg {
         std::fs::write(path, &drawing).map_err(|e| cannot(path, &e))?;
@@ -38,6 +47,18 @@ pub fn run(
     out.write_all(diagram::text(pos, highlight, colour).as_bytes())
         .map_err(CliError::Output)?;
     Ok(Status::Ok)
+}
+
+/// Whether two output paths name one file: the same file when both exist, else the same
+/// path once made absolute.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => match (std::path::absolute(a), std::path::absolute(b)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => a == b,
+        },
+    }
 }
 
 /// The SVG `svg` as PNG bytes, at its own size.

@@ -13,14 +13,18 @@ use crate::cli::BookAction;
 use crate::error::CliError;
 use crate::exit::Status;
 
-fn book_error(e: dama_search::book::BookError) -> CliError {
-    CliError::Usage(e.to_string())
+/// A book error naming the file (an I/O error names it already).
+fn book_error(path: &Path) -> impl Fn(dama_search::book::BookError) -> CliError + '_ {
+    move |e| match e {
+        dama_search::book::BookError::Io { .. } => CliError::Usage(e.to_string()),
+        _ => CliError::Usage(format!("{}: {e}", path.display())),
+    }
 }
 
 /// The book of `--book FILE`, else the embedded one.
 pub fn book_of(path: Option<&Path>) -> Result<Arc<Book>, CliError> {
     match path {
-        Some(p) => Ok(Arc::new(Book::load(p).map_err(book_error)?)),
+        Some(p) => Ok(Arc::new(Book::load(p).map_err(book_error(p))?)),
         None => Ok(Book::embedded()),
     }
 }
@@ -55,7 +59,7 @@ pub fn run(action: BookAction) -> Result<Status, CliError> {
             positions,
             save_every,
         } => {
-            let book = Book::load(&file).map_err(book_error)?;
+            let book = Book::load(&file).map_err(book_error(&file))?;
             grow(Builder::from_book(&book), &file, positions, save_every)
         }
         BookAction::Show { fen: text, book } => show(&*book_of(book.as_deref())?, text.as_deref()),
@@ -74,7 +78,7 @@ fn grow(
     let start = Instant::now();
     let first = builder.len();
     let mut nodes = 0u64;
-    let save = |b: &Builder| b.book().save(out).map_err(book_error);
+    let save = |b: &Builder| b.book().save(out).map_err(book_error(out));
     for i in 1..=positions {
         let Some(p) = builder.expand_once() else {
             eprintln!("nothing left to expand");

@@ -199,27 +199,27 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
         }
     );
     match o.start {
-        Wdl::Win => println!(
+        Wdl::Win => crate::output::line(format_args!(
             "converted {}/{} ({:.1} %), the win let go in {spoiled}, {repeats} repeating moves \
              by Hard, {threefold} threefold repetitions; {hard}, the defender perfect",
             count(Wdl::Win),
             played.len(),
             100.0 * count(Wdl::Win) as f64 / played.len().max(1) as f64,
-        ),
-        Wdl::Draw => println!(
+        )),
+        Wdl::Draw => crate::output::line(format_args!(
             "drawn starts: {} drawn, {} won, {} lost; the draw let go in {spoiled}; {hard}, \
              the tables drawing at random and winning when let",
             count(Wdl::Draw),
             count(Wdl::Win),
             count(Wdl::Loss),
-        ),
-        Wdl::Loss => println!(
+        )),
+        Wdl::Loss => crate::output::line(format_args!(
             "lost starts: {} lost, {} drawn, {} won; {hard}, the attacker perfect",
             count(Wdl::Loss),
             count(Wdl::Draw),
             count(Wdl::Win),
-        ),
-    }
+        )),
+    }?;
     for (name, kings_only) in [("kings only", true), ("with men", false)] {
         let set: Vec<&Played> = played
             .iter()
@@ -244,7 +244,7 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
                     a.min(b)
                 }
             });
-        println!(
+        crate::output::line(format_args!(
             "{name}: {} games {} with a known perfect length, {plies} plies against a perfect \
              {perfect} ({:.3}x; the {} game {:.2}x its perfect length), {:.1} plies a game \
              against {:.1}",
@@ -259,7 +259,7 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
             worst,
             plies as f64 / known.len() as f64,
             f64::from(perfect) / known.len() as f64,
-        );
+        ))?;
     }
     Ok(Status::Ok)
 }

@@ -17,8 +17,45 @@ fn dir_of(args: &EgtbArgs) -> PathBuf {
     args.dir.clone().unwrap_or_else(dama_egtb::default_dir)
 }
 
+/// The directory to read tables from: one named by `--dir` or `$DAMA_EGTB` must exist (a
+/// mistyped path would else read as "no tables", every probe `unknown`); the default one
+/// may be missing (nothing built yet).
+fn existing_dir(args: &EgtbArgs) -> Result<PathBuf, CliError> {
+    let named = match &args.dir {
+        Some(dir) => Some(("--dir", dir.clone())),
+        None => std::env::var_os("DAMA_EGTB")
+            .filter(|d| !d.is_empty())
+            .map(|d| ("$DAMA_EGTB", PathBuf::from(d))),
+    };
+    match named {
+        Some((what, dir)) if !dir.is_dir() => Err(CliError::Usage(format!(
+            "{what} {}: no such directory: expected the directory of the tables (`dama egtb \
+             build --dir DIR` makes one)",
+            dir.display()
+        ))),
+        _ => Ok(dir_of(args)),
+    }
+}
+
 fn egtb_error(e: dama_egtb::Error) -> CliError {
-    CliError::Usage(e.to_string())
+    CliError::Usage(egtb_message(&e))
+}
+
+/// A tables error as one message. A damaged file's error, kept by `dama_egtb::Tables` for its
+/// next use, comes back wrapped in another naming the same file: its path and "not a valid
+/// table file" are said once here.
+fn egtb_message(e: &dama_egtb::Error) -> String {
+    match e {
+        dama_egtb::Error::Corrupt { path, why } => {
+            let path = path.display();
+            let why = why
+                .strip_prefix(&format!("{path}: not a valid table file: "))
+                .or_else(|| why.strip_prefix(&format!("{path}: ")))
+                .unwrap_or(why);
+            format!("{path}: not a valid table file: {why}")
+        }
+        other => other.to_string(),
+    }
 }
 
 pub fn run(action: EgtbAction) -> Result<Status, CliError> {
@@ -27,15 +64,23 @@ pub fn run(action: EgtbAction) -> Result<Status, CliError> {
             args,
             pieces,
             threads,
-        } => build(args.variant, &dir_of(&args), pieces, threads),
-        EgtbAction::Probe { args, fen, stdin } => probe(args.variant, &dir_of(&args), fen, stdin),
-        EgtbAction::Info { args } => info(args.variant, &dir_of(&args)),
+            allow_huge,
+        } => {
+            if pieces >= 7 && !allow_huge {
+                return Err(too_huge(pieces));
+            }
+            build(args.variant, &dir_of(&args), pieces, threads)
+        }
+        EgtbAction::Probe { args, fen, stdin } => {
+            probe(args.variant, &existing_dir(&args)?, fen, stdin)
+        }
+        EgtbAction::Info { args } => info(args.variant, &existing_dir(&args)?),
         EgtbAction::Verify {
             args,
             pieces,
             class,
             threads,
-        } => verify(args.variant, &dir_of(&args), pieces, &class, threads),
+        } => verify(args.variant, &existing_dir(&args)?, pieces, &class, threads),
         EgtbAction::Convert {
             args,
             positions,
@@ -48,7 +93,7 @@ pub fn run(action: EgtbAction) -> Result<Status, CliError> {
             seed,
             threads,
         } => super::convert::run(
-            &dir_of(&args),
+            &existing_dir(&args)?,
             &super::convert::Options {
                 variant: args.variant,
                 positions,
@@ -154,7 +199,7 @@ fn probe_line(tables: &Tables, variant: Variant, text: &str) -> Result<String, S
     match tables.probe(variant, &pos) {
         Ok(Some(v)) => Ok(v.to_string()),
         Ok(None) => Ok("unknown".to_string()),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(egtb_message(&e)),
     }
 }
 
@@ -181,10 +226,34 @@ fn probe(
     if stdin {
         super::each_stdin_line(&mut answer)?;
     } else {
-        answer(Ok(fen_text.as_deref().unwrap_or("")))?;
+        // One position: its error is the command's, on stderr.
+        let line = probe_line(&tables, variant, fen_text.as_deref().unwrap_or(""))
+            .map_err(CliError::Usage)?;
+        writeln!(out, "{line}").map_err(CliError::Output)?;
     }
     out.flush().map_err(CliError::Output)?;
     Ok(status)
+}
+
+/// The measured cost of `dama egtb build --pieces 6` (Italian; docs/egtb.md): its peak
+/// memory in GB (every solved class is kept at one byte a position) and its CPU seconds.
+const SIX_PIECES_COST: (f64, f64) = (2.85, 1038.0);
+
+/// Why `--pieces N` (7) is refused without `--allow-huge`: the 6-piece figures scaled by the
+/// positions (memory grows with them; time at least as fast).
+fn too_huge(pieces: u32) -> CliError {
+    let positions = |n| -> u64 { all_classes(n).iter().map(|m| m.len() as u64).sum() };
+    let (six, many) = (positions(6), positions(pieces));
+    let ratio = many as f64 / six.max(1) as f64;
+    let (gb, cpu) = SIX_PIECES_COST;
+    CliError::Usage(format!(
+        "--pieces {pieces}: {many} positions, {ratio:.0} times the {six} of 6 pieces, which \
+         took {gb} GB of memory and {:.0} CPU-minutes to build: expect about {:.0} GB and {:.0} \
+         CPU-hours; add --allow-huge to build them anyway",
+        cpu / 60.0,
+        gb * ratio,
+        cpu * ratio / 3600.0
+    ))
 }
 
 /// Every class with at most 7 pieces, both colours.
@@ -220,17 +289,10 @@ fn info(variant: Variant, dir: &Path) -> Result<Status, CliError> {
     let times = manifest_times(dir, variant);
     let out = io::stdout();
     let mut out = BufWriter::new(out.lock());
-    let w = |out: &mut BufWriter<_>, s: String| writeln!(out, "{s}").map_err(CliError::Output);
-    w(
-        &mut out,
-        format!(
-            "egtb {variant} in {}: complete up to {} pieces",
-            variant_dir(dir, variant).display(),
-            tables.max_pieces(variant)
-        ),
-    )?;
+    let w = |out: &mut BufWriter<_>, s: &str| writeln!(out, "{s}").map_err(CliError::Output);
     let (mut files, mut positions, mut bytes) = (0u64, 0u64, 0u64);
-    let mut status = Status::Ok;
+    let mut lines = Vec::new();
+    let mut damaged = Vec::new();
     for m in all_classes(7) {
         match tables.header(variant, m) {
             Ok(None) => {}
@@ -239,24 +301,47 @@ fn info(variant: Variant, dir: &Path) -> Result<Status, CliError> {
                 positions += h.len;
                 bytes += size;
                 let time = times.get(&m.to_string()).map_or("?", String::as_str);
-                w(
-                    &mut out,
-                    format!(
-                        "{m} positions={} bytes={size} seconds={time} checksum={:016x}",
-                        h.len, h.checksum
-                    ),
-                )?;
+                lines.push(format!(
+                    "{m} positions={} bytes={size} seconds={time} checksum={:016x}",
+                    h.len, h.checksum
+                ));
             }
             Err(e) => {
-                status = Status::Negative;
-                w(&mut out, format!("{m} error: {e}"))?;
+                eprintln!("dama: {}", egtb_message(&e));
+                damaged.push(m);
             }
         }
     }
+    // A damaged class is not there: the tables are complete below its size only.
+    let complete = damaged
+        .iter()
+        .map(|m| m.pieces() - 1)
+        .fold(tables.max_pieces(variant), u32::min);
+    let mut head = format!(
+        "egtb {variant} in {}: complete up to {complete} pieces",
+        variant_dir(dir, variant).display()
+    );
+    if !damaged.is_empty() {
+        let names: Vec<String> = damaged.iter().map(Material::to_string).collect();
+        head.push_str(&format!(
+            "; {} damaged (on stderr): {}; `dama egtb build` builds them again",
+            names.len(),
+            names.join(" ")
+        ));
+    }
+    w(&mut out, &head)?;
+    for line in &lines {
+        w(&mut out, line)?;
+    }
     w(
         &mut out,
-        format!("total {files} files, {positions} positions, {bytes} bytes"),
+        &format!("total {files} files, {positions} positions, {bytes} bytes"),
     )?;
+    let status = if damaged.is_empty() {
+        Status::Ok
+    } else {
+        Status::Negative
+    };
     out.flush().map_err(CliError::Output)?;
     Ok(status)
 }
@@ -311,7 +396,7 @@ fn verify(
                 Ok(n) => format!("{m} ok {n} ({:.1} s)", t.elapsed().as_secs_f64()),
                 Err(e) => {
                     failed.store(true, std::sync::atomic::Ordering::Relaxed);
-                    format!("{m} error: {e}")
+                    format!("{m} error: {}", egtb_message(&e))
                 }
             };
             let out = out.lock().unwrap_or_else(|e| e.into_inner());

@@ -88,26 +88,54 @@ impl std::str::FromStr for PlayerSpec {
                     .map(|l| PlayerSpec::Level(l, book))
                     .map_err(|_| bad())
             }
-            "depth" => value
-                .parse()
-                .map(|d| PlayerSpec::Search(s.into(), Limits::depth(d), knobs, weights))
-                .map_err(|_| bad()),
-            "nodes" => value
-                .parse()
-                .map(|n| PlayerSpec::Search(s.into(), Limits::nodes(n), knobs, weights))
-                .map_err(|_| bad()),
-            "time" => match value.parse::<f64>() {
-                Ok(t) if t.is_finite() && t > 0.0 => Ok(PlayerSpec::Search(
+            "depth" => match whole(value, u64::from(Limits::MAX_DEPTH)) {
+                Ok(d) => {
+                    let d = u32::try_from(d).expect("at most MAX_DEPTH, a u32");
+                    Ok(PlayerSpec::Search(
+                        s.into(),
+                        Limits::depth(d),
+                        knobs,
+                        weights,
+                    ))
+                }
+                Err(Some(why)) => Err(format!("{s:?}: {why}")),
+                Err(None) => Err(bad()),
+            },
+            "nodes" => match whole(value, u64::MAX) {
+                Ok(n) => Ok(PlayerSpec::Search(
                     s.into(),
-                    Limits::move_time(Duration::from_secs_f64(t)),
+                    Limits::nodes(n),
                     knobs,
                     weights,
                 )),
-                _ => Err(bad()),
+                Err(Some(why)) => Err(format!("{s:?}: {why}")),
+                Err(None) => Err(bad()),
+            },
+            "time" => match crate::cli::seconds(value) {
+                Ok(t) => Ok(PlayerSpec::Search(
+                    s.into(),
+                    Limits::move_time(t),
+                    knobs,
+                    weights,
+                )),
+                Err(why) => Err(format!("{s:?}: {why}")),
             },
             "hub" if !value.trim().is_empty() => Ok(PlayerSpec::Hub(value.trim().into())),
             _ => Err(bad()),
         }
+    }
+}
+
+/// A player's whole number `1..=max`: `Err(Some(why))` for a number out of range,
+/// `Err(None)` for text that is not a number.
+fn whole(text: &str, max: u64) -> Result<u64, Option<String>> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(None);
+    }
+    match text.parse::<u64>() {
+        Ok(0) => Err(Some("expected 1 or more".into())),
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(Some(format!("too large, at most {max}"))),
     }
 }
 
@@ -134,7 +162,7 @@ pub struct Options {
     pub second: PlayerSpec,
     /// Games in all; `None`: 20, or no limit with an SPRT.
     pub games: Option<usize>,
-    pub movetime: Option<f64>,
+    pub movetime: Option<Duration>,
     pub nodes: Option<u64>,
     pub concurrency: usize,
     pub openings: Option<PathBuf>,
@@ -344,17 +372,20 @@ pub fn run(o: Options) -> Result<Status, CliError> {
             len => openings[(j * n + k - 1) % len].clone(),
         })
         .collect();
+    if let (0, Some((k, n))) = (my_pairs, o.shard) {
+        return Err(CliError::Usage(format!(
+            "--shard {k}/{n}: --games {} makes {pairs} opening pairs, none of them this \
+             shard's: expected --games {} or more",
+            2 * pairs,
+            2 * n
+        )));
+    }
     let extra = Limits {
         nodes: o.nodes,
         ..Limits::default()
     };
     let extra = match o.movetime {
-        Some(t) if t.is_finite() && t > 0.0 => extra.with_time(Duration::from_secs_f64(t)),
-        Some(t) => {
-            return Err(CliError::Usage(format!(
-                "--movetime {t}: expected a positive number of seconds"
-            )))
-        }
+        Some(t) => extra.with_time(t),
         None => extra,
     };
     // --resume: the games the file holds, checked to be this match's first games.
@@ -662,6 +693,11 @@ pub fn print_result(
         .to_string()
     } else {
         let elo = match (bound, elo, error) {
+            // Too few games won (or lost) in a row to tell even which side is stronger:
+            // fewer than 5 (0.05^(1/4) is a score below 50 %).
+            (Some((op, x)), _, _) if (op == ">") == (x <= 0.0) => {
+                format!("elo {op} {x:+.1} (95% bound; too few games to tell which is stronger)")
+            }
             (Some((op, x)), _, _) => format!("elo {op} {x:+.1} (95% bound)"),
             (None, Some(elo), Some(error)) => format!("elo {elo:+.1} elo_error {error:.1}"),
             _ => "elo - elo_error -".to_string(),
@@ -720,6 +756,15 @@ pub fn stats(
                 (GameResult::Unknown, _) => {}
             }
         }
+    }
+    if r.total() == 0 {
+        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        let whose = first.map_or(String::new(), |name| format!(" of {name:?}"));
+        return Err(CliError::Usage(format!(
+            "no games{whose} to count in {}: expected games with a result (1-0, 0-1 or \
+             1/2-1/2)",
+            names.join(" ")
+        )));
     }
     // The test replayed on the pairs in the match's order: it decides where the match did.
     let (found, unpaired) = pairs.finish();

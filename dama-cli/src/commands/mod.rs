@@ -39,7 +39,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             fen,
             depth,
             divide,
-        } => Ok(perft::run(variant, fen.as_deref(), depth, divide)?),
+        } => perft::run(variant, fen.as_deref(), depth, divide),
         Command::Pdn {
             variant,
             action:
@@ -56,7 +56,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             sprt::parse(&test)?,
             json,
         ),
-        Command::Pdn { variant, action } => Ok(pdn::run(variant, action)?),
+        Command::Pdn { variant, action } => pdn::run(variant, action),
         Command::Egtb { action } => egtb::run(action),
         Command::Tune { action } => tune::run(action),
         Command::Book { action } => book::run(action),
@@ -145,9 +145,13 @@ pub fn run(command: Command) -> Result<Status, CliError> {
         }
         Command::Engine => {
             // The Hub loop owns stdout (the protocol); logs stay on stderr.
-            dama_protocol::run(std::io::stdin(), std::io::stdout().lock())
-                .map_err(|e| CliError::Internal(e.to_string()))?;
-            Ok(Status::Ok)
+            let (out, closed) = crate::output::Watched::new(std::io::stdout().lock());
+            match dama_protocol::run(std::io::stdin(), out) {
+                // The GUI closed its end of the pipe: the session is over.
+                Err(_) if closed.get() => Ok(Status::Ok),
+                Err(e) => Err(CliError::Internal(e.to_string())),
+                Ok(()) => Ok(Status::Ok),
+            }
         }
         Command::Bench { depth } => bench::run(depth),
         Command::Completions { shell } => {

@@ -9,6 +9,7 @@ use dama_rules::{Error, Variant};
 
 use super::progress::{Progress, Reading, LARGE_FILE};
 use crate::cli::PdnAction;
+use crate::error::CliError;
 use crate::exit::Status;
 
 /// Runs `dama pdn ACTION FILE`.
@@ -16,7 +17,7 @@ use crate::exit::Status;
 /// Bad games are reported and the others processed: `check` prints one line per bad game on
 /// stdout, `fens` and `convert` print them on stderr (stdout carries the positions or the
 /// PDN). Status 1 when a game is bad, 2 when the file cannot be read.
-pub fn run(variant: Variant, action: PdnAction) -> Result<Status, Error> {
+pub fn run(variant: Variant, action: PdnAction) -> Result<Status, CliError> {
     let (path, each): (&Path, Each) = match &action {
         PdnAction::Check { file } => (file, |_, _, _| Ok(())),
         PdnAction::Fens { file } => (file, fens),
@@ -50,10 +51,7 @@ pub fn run(variant: Variant, action: PdnAction) -> Result<Status, Error> {
             Ok(Status::BadInput)
         }
         Ok(Ok(status)) => Ok(status),
-        Err(err) => {
-            eprintln!("dama: cannot write the output: {err}");
-            Ok(Status::BadInput)
-        }
+        Err(err) => Err(CliError::Output(err)),
     }
 }
 

@@ -3,22 +3,24 @@
 use std::time::Instant;
 
 use dama_rules::perft::{divide, perft};
-use dama_rules::{with_rules, Error, Variant};
+use dama_rules::{with_rules, Variant};
 
+use crate::error::CliError;
 use crate::exit::Status;
+use crate::output;
 
 pub fn run(
     variant: Variant,
     fen_text: Option<&str>,
     depth: u32,
     show_divide: bool,
-) -> Result<Status, Error> {
+) -> Result<Status, CliError> {
     let pos = super::position(fen_text)?;
     if show_divide && depth > 0 {
         let mut counts = with_rules!(variant, R => divide::<R>(&pos, depth));
         counts.sort_by_key(|&(m, _)| m);
         for (m, n) in counts {
-            println!("{m}: {n}");
+            output::line(format_args!("{m}: {n}"))?;
         }
     }
     // perft(0) is 1 by definition: printed when asked for alone. Once a depth has no leaves,
@@ -29,7 +31,9 @@ pub fn run(
         let nodes = with_rules!(variant, R => perft::<R>(&pos, d));
         let secs = start.elapsed().as_secs_f64();
         let nps = if secs > 0.0 { nodes as f64 / secs } else { 0.0 };
-        println!("depth {d} nodes {nodes} time {secs:.3} nps {nps:.0}");
+        output::line(format_args!(
+            "depth {d} nodes {nodes} time {secs:.3} nps {nps:.0}"
+        ))?;
         if nodes == 0 {
             break;
         }

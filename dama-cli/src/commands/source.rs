@@ -1,7 +1,7 @@
 //! Where a position comes from: `--fen`, a PDN game and ply, or standard input.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read};
 use std::path::Path;
 
 use dama_rules::notation::fen;
@@ -30,7 +30,7 @@ pub fn pdn_game(path: &Path, number: usize, variant: Variant) -> Result<PdnGame,
     }
     let mut games = Reader::new(open(path)?, variant);
     match games.nth(number - 1) {
-        Some(game) => Ok(game?),
+        Some(game) => game.map_err(|e| CliError::Usage(format!("{}: {e}", path.display()))),
         None => Err(CliError::Usage(format!(
             "{} has fewer than {number} games",
             path.display()
@@ -38,8 +38,47 @@ pub fn pdn_game(path: &Path, number: usize, variant: Variant) -> Result<PdnGame,
     }
 }
 
+/// The most standard input read for one FEN line: far more than any FEN.
+const STDIN_LIMIT: u64 = 1 << 20;
+
+/// The position of the one FEN line standard input holds (blank lines aside).
+///
+/// # Errors
+/// [`CliError::Usage`] when it holds no FEN or several (each would be a position to analyse:
+/// one is taken, none guessed), or more than [`STDIN_LIMIT`] bytes; [`CliError::Input`] when
+/// it cannot be read or is not UTF-8; a bad FEN's error.
+fn stdin_position() -> Result<Position, CliError> {
+    let mut text = String::new();
+    io::stdin()
+        .take(STDIN_LIMIT + 1)
+        .read_to_string(&mut text)
+        .map_err(CliError::Input)?;
+    if text.len() as u64 > STDIN_LIMIT {
+        return Err(CliError::Usage(format!(
+            "standard input holds more than {STDIN_LIMIT} bytes: expected one FEN line"
+        )));
+    }
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    match lines[..] {
+        [] => Err(CliError::Usage(
+            "standard input is empty: expected one FEN line (or --fen, or --pdn)".into(),
+        )),
+        [line] => Ok(fen::parse(line)?),
+        [first, ..] => Err(CliError::Usage(format!(
+            "standard input holds {} FEN lines (the first {}): expected one; give each \
+             position to its own run, or use --fen",
+            lines.len(),
+            dama_rules::quote(first)
+        ))),
+    }
+}
+
 /// A game from the options: the PDN game played up to `ply` (all of it by default), the FEN,
-/// one FEN line of standard input when it is not a terminal, or the start position.
+/// the one FEN line of standard input when it is not a terminal, or the start position.
 pub fn game(
     variant: Variant,
     fen_text: Option<&str>,
@@ -64,15 +103,7 @@ pub fn game(
     }
     let pos = match fen_text {
         Some(text) => fen::parse(text)?,
-        None if !io::stdin().is_terminal() => {
-            let mut line = String::new();
-            io::stdin().read_line(&mut line).map_err(CliError::Input)?;
-            if line.trim().is_empty() {
-                Position::start()
-            } else {
-                fen::parse(line.trim())?
-            }
-        }
+        None if !io::stdin().is_terminal() => stdin_position()?,
         None => Position::start(),
     };
     Ok(Game::from_position(variant, pos))

@@ -92,12 +92,12 @@ fn gen(config: &GenConfig, out: &Path) -> Result<Status, CliError> {
     let stats = tune::generate(config, &mut writer, &progress).map_err(CliError::Output)?;
     writer.flush().map_err(CliError::Output)?;
     let [w, d, b] = stats.results;
-    println!(
+    crate::output::line(format_args!(
         "games {} positions {} white {w} draws {d} black {b} time {:.1} s",
         stats.games,
         stats.positions,
         start.elapsed().as_secs_f64()
-    );
+    ))?;
     Ok(Status::Ok)
 }
 
@@ -152,7 +152,7 @@ fn fit(
     let report = tune::fit(&games, initial, config, &progress);
     std::fs::write(out, report.weights.to_bytes())
         .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", out.display())))?;
-    println!(
+    crate::output::line(format_args!(
         "positions {} held-out {} K {:.1} loss before {:.5} held-out {:.5} after {:.5} \
          held-out {:.5} time {:.1} s",
         report.positions[0],
@@ -163,6 +163,6 @@ fn fit(
         report.after[0],
         report.after[1],
         start.elapsed().as_secs_f64()
-    );
+    ))?;
     Ok(Status::Ok)
 }

@@ -34,3 +34,27 @@ pub fn dama_bytes(args: &[&str], stdin: &[u8]) -> Output {
         .expect("stdin accepts the input");
     output
 }
+
+/// Runs `dama` with `args` and `stdin`, its standard output a pipe whose reader is gone
+/// before it starts (as in `dama perft | head -1`, once `head` has its line): every write to
+/// stdout fails with a broken pipe.
+pub fn dama_closed_stdout(args: &[&str], stdin: &str) -> Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dama"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the dama binary runs");
+    let mut input = child.stdin.take().expect("piped stdin");
+    let stdin = stdin.as_bytes().to_vec();
+    let feeder = std::thread::spawn(move || {
+        // A child that stops early closes its stdin: not an error of the test.
+        let _ = input.write_all(&stdin);
+    });
+    let output = child.wait_with_output().expect("dama finishes");
+    feeder.join().expect("the feeder runs");
+    output
+}

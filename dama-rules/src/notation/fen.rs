@@ -4,7 +4,9 @@
 //! (`B:W18:B`), squares in any order, ranges (`21-32`, `K1-4`), surrounding quotes, a trailing
 //! `.`, lower-case letters, and the move-counter sections `H` and `F` some programs append
 //! (ignored). It rejects a square outside 1..=32, a square listed twice and unknown letters,
-//! naming the offending item.
+//! naming the offending item; and, as no game can reach them, a man on its own promotion row
+//! (a white man on 1..=4, a black one on 29..=32: it would have been crowned) and a board with
+//! no pieces at all, naming the square (see [`Position::from_setup`]).
 //!
 //! # Incomplete forms
 //!
@@ -33,7 +35,8 @@ use crate::{quote, Color, Error, Piece, Position, Role, Setup, Square};
 /// ```
 ///
 /// # Errors
-/// [`Error::MalformedFen`] quoting the FEN and naming the bad item.
+/// [`Error::MalformedFen`] quoting the FEN and naming the bad item, or saying why the pieces
+/// are no position.
 pub fn parse(fen: &str) -> Result<Position, Error> {
     let setup = parse_setup(fen)?;
     Position::from_setup(&setup).map_err(|e| Error::MalformedFen {
@@ -198,11 +201,37 @@ mod tests {
     fn tolerant_forms_are_accepted() {
         let p = parse("\"B:B12,K1:W32,28.\"").unwrap();
         assert_eq!(write(&p), "B:W28,32:BK1,12");
-        assert_eq!(parse("W:B:W").unwrap(), Position::empty(Color::White));
         assert_eq!(parse("W:WK1-4:B5").unwrap().kings(Color::White).count(), 4);
         assert!(parse("W:W21:B1:H0:F1").is_ok());
         assert_eq!(parse("B:W18:B").unwrap().pieces(Color::Black).count(), 0);
         assert_eq!(parse("W:W21,,22,:B1").unwrap().fen(), "W:W21,22:B1");
+    }
+
+    #[test]
+    fn a_man_on_its_promotion_row_is_refused_and_named() {
+        for (fen, needle) in [
+            ("W:W1:B32", "a white man on 1, white's promotion row"),
+            ("B:W1,22:B18", "a white man on 1,"),
+            ("W:W4,22:B9", "a white man on 4,"),
+            ("B:W22:B9,29", "a black man on 29, black's promotion row"),
+            ("W:W22:B32", "expected K32 (a king)"),
+        ] {
+            let err = parse(fen).unwrap_err().to_string();
+            assert!(err.contains(needle) && err.contains(fen), "{fen}: {err}");
+        }
+        // Kings there, and men on their own back rows, are fine.
+        assert!(parse("W:WK1,29:BK32,4").is_ok());
+    }
+
+    #[test]
+    fn no_pieces_at_all_is_refused_but_one_side_without_pieces_is_a_finished_game() {
+        for fen in ["B:W:B", "W:B:W", "W:W,:B"] {
+            let err = parse(fen).unwrap_err().to_string();
+            assert!(err.contains("no pieces at all"), "{fen}: {err}");
+        }
+        let pos = parse("B:W18:B").unwrap();
+        assert!(pos.legal_moves().is_empty());
+        assert!(parse("W:W:B18").unwrap().legal_moves().is_empty());
     }
 
     #[test]

@@ -436,7 +436,22 @@ impl Builder {
         } else {
             value.clone()
         };
-        let setup = fen::parse_setup(&text).map(|setup| from_file_setup(variant, &setup));
+        // Checked in the file's numbering, so that a message names the square as written
+        // (every file numbering keeps the rows, and with them the promotion rows).
+        let name = |sq: Square| {
+            if is_algebraic(variant) {
+                algebraic_name(sq)
+            } else {
+                sq.to_string()
+            }
+        };
+        let setup = fen::parse_setup(&text).and_then(|file| match file.flaw(name) {
+            Some(why) => Err(Error::MalformedFen {
+                fen: value.clone(),
+                why,
+            }),
+            None => Ok(from_file_setup(variant, &file)),
+        });
         setup
             .and_then(|s| Position::from_setup(&s))
             .map_err(|err| Error::PdnFen {
@@ -834,6 +849,44 @@ mod tests {
             .remove(0)
             .unwrap_err();
         assert!(err.to_string().contains("W:W33:B1"), "{err}");
+    }
+
+    #[test]
+    fn a_fen_tag_that_is_no_position_names_the_square_as_the_file_writes_it() {
+        for (text, needle) in [
+            (
+                "[FEN \"W:W1:B18\"]\n*",
+                "a white man on 1, white's promotion row",
+            ),
+            // English numbers each row the other way (its 1 is the engine's 4): same row.
+            (
+                "[GameType \"21\"]\n[FEN \"B:W1,22:B18\"]\n*",
+                "a white man on 1,",
+            ),
+            (
+                "[GameType \"21\"]\n[FEN \"B:W22:B18,29\"]\n*",
+                "a black man on 29,",
+            ),
+            (
+                "[GameType \"25\"]\n[FEN \"W:Wb8,c3:Bf6\"]\n*",
+                "a white man on b8,",
+            ),
+            (
+                "[GameType \"29\"]\n[FEN \"W:Wc3:Ba1\"]\n*",
+                "a black man on a1,",
+            ),
+            (
+                "[GameType \"24\"]\n[FEN \"W:W2:B18\"]\n*",
+                "a white man on 2,",
+            ),
+            ("[FEN \"B:W:B\"]\n*", "no pieces at all"),
+        ] {
+            let err = read(text).remove(0).unwrap_err();
+            assert!(matches!(err, Error::PdnFen { .. }), "{err}");
+            assert!(err.to_string().contains(needle), "{text}: {err}");
+        }
+        // A side without pieces is a finished game.
+        assert!(one("[FEN \"B:W18:B\"]\n1-0").start.legal_moves().is_empty());
     }
 
     #[test]
