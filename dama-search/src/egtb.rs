@@ -266,7 +266,8 @@ impl Endgames {
     /// The DTW value of `pos` (plies to the end of the game), from the in-memory DTW tables:
     /// the classes the in-memory MTC tables hold, and those of at most [`DTW_PIECES`]
     /// pieces or kings-only of [`DTW_KINGS_ONLY`] that the files cover; `None` outside them,
-    /// or, never waiting, while the class is being built.
+    /// or, never waiting (always, for the classes beyond the in-memory MTC ones, which take
+    /// tens of seconds to build), while the class is being built.
     pub fn probe_dtw<R: Rules>(&self, pos: &Position) -> Option<Value> {
         let n = pos.occupied().count();
         if !self.memory || n > DTW_KINGS_ONLY.max(DTW_PIECES) {
@@ -283,7 +284,10 @@ impl Endgames {
         if !held || (!cheap && n > self.file_pieces(R::VARIANT)) {
             return None;
         }
-        if !self.no_wait {
+        // The classes beyond the cheap ones take tens of seconds: never waited for, even by
+        // a search to a depth (a review or an analysis must not stall). Until one is built
+        // the root plays by MTC, which keeps the win as surely.
+        if !self.no_wait && cheap {
             return dtw::<R>().probe(pos);
         }
         let v = dtw::<R>().probe_built(pos);
@@ -291,6 +295,24 @@ impl Endgames {
             build_dtw_in_memory::<R>(m);
         }
         v
+    }
+
+    /// Builds the in-memory DTW table of class `m` (and what it converts into) now, waiting
+    /// for it, where [`Endgames::probe_dtw`] would use it; whether it is there. For programs
+    /// that play many games of one ending (`dama egtb convert`), so that the first ones do
+    /// not play by MTC while it is built in the background.
+    pub fn prepare_dtw<R: Rules>(&self, m: Material) -> bool {
+        let n = m.pieces();
+        let cheap = n <= MEMORY_PIECES || (m.men() == 0 && n <= MEMORY_KINGS_ONLY);
+        let held = if m.men() == 0 {
+            n <= DTW_KINGS_ONLY
+        } else {
+            n <= DTW_PIECES
+        };
+        self.memory
+            && held
+            && (cheap || n <= self.file_pieces(R::VARIANT))
+            && dtw::<R>().table(m).is_some()
     }
 
     /// At the root: the winning move with the shortest distance to conversion that the

@@ -109,6 +109,20 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
         )));
     }
     let starts = sample::<R>(&tables, o)?;
+    // The engine's DTW tables of the starts' classes, built before the games (a search would
+    // build the large ones in the background and play by MTC meanwhile).
+    if !o.no_tables {
+        let endgames = Endgames::from_dir(dir, false);
+        let mut classes: Vec<Material> = starts
+            .iter()
+            .map(|(p, _)| Placement::of(p).material())
+            .collect();
+        classes.sort();
+        classes.dedup();
+        for m in classes {
+            endgames.prepare_dtw::<R>(m);
+        }
+    }
     let dtw = dtw_tables::<R>(o.pieces);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(vec![None; starts.len()]);
