@@ -274,16 +274,7 @@ impl Endgames {
             return None;
         }
         let m: Material = Placement::of(pos).material();
-        let kings_only = m.men() == 0;
-        let cheap = n <= MEMORY_PIECES || (kings_only && n <= MEMORY_KINGS_ONLY);
-        let held = if kings_only {
-            n <= DTW_KINGS_ONLY
-        } else {
-            n <= DTW_PIECES
-        };
-        if !held || (!cheap && n > self.file_pieces(R::VARIANT)) {
-            return None;
-        }
+        let cheap = self.dtw_covers(R::VARIANT, m)?;
         // The classes beyond the cheap ones take tens of seconds: never waited for, even by
         // a search to a depth (a review or an analysis must not stall). Until one is built
         // the root plays by MTC, which keeps the win as surely.
@@ -302,17 +293,22 @@ impl Endgames {
     /// that play many games of one ending (`dama egtb convert`), so that the first ones do
     /// not play by MTC while it is built in the background.
     pub fn prepare_dtw<R: Rules>(&self, m: Material) -> bool {
+        self.dtw_covers(R::VARIANT, m).is_some() && dtw::<R>().table(m).is_some()
+    }
+
+    /// Whether the DTW tables may give class `m`: `None` if not, else whether it is one of
+    /// the cheap classes (those the in-memory MTC tables hold), which a search to a depth
+    /// waits for.
+    fn dtw_covers(&self, variant: Variant, m: Material) -> Option<bool> {
         let n = m.pieces();
-        let cheap = n <= MEMORY_PIECES || (m.men() == 0 && n <= MEMORY_KINGS_ONLY);
-        let held = if m.men() == 0 {
+        let kings_only = m.men() == 0;
+        let cheap = n <= MEMORY_PIECES || (kings_only && n <= MEMORY_KINGS_ONLY);
+        let held = if kings_only {
             n <= DTW_KINGS_ONLY
         } else {
             n <= DTW_PIECES
         };
-        self.memory
-            && held
-            && (cheap || n <= self.file_pieces(R::VARIANT))
-            && dtw::<R>().table(m).is_some()
+        (self.memory && held && (cheap || n <= self.file_pieces(variant))).then_some(cheap)
     }
 
     /// At the root: the winning move with the shortest distance to conversion that the
@@ -420,48 +416,49 @@ impl Endgames {
     }
 }
 
-/// Builds class `m` of the in-memory tables (with what it converts into) on a thread of
+/// Builds class `m` of the in-memory MTC tables (with what it converts into) on a thread of
 /// its own, once.
 fn build_in_memory<R: Rules>(m: Material) {
+    build_once(&REQUESTED, slot(R::VARIANT), m, "dama-egtb-memory", |c| {
+        memory::<R>().table(c).is_some()
+    });
+}
+
+/// Builds class `m` of the in-memory DTW tables likewise.
+fn build_dtw_in_memory<R: Rules>(m: Material) {
+    static ASKED: std::sync::Mutex<Vec<(usize, Material)>> = std::sync::Mutex::new(Vec::new());
+    build_once(&ASKED, slot(R::VARIANT), m, "dama-egtb-dtw", |c| {
+        dtw::<R>().table(c).is_some()
+    });
+}
+
+/// Runs `build` on the canonical class of `m` on a thread of its own at nice 19, unless
+/// `asked` (by variant slot) says it was started already.
+fn build_once(
+    asked: &'static std::sync::Mutex<Vec<(usize, Material)>>,
+    variant: usize,
+    m: Material,
+    name: &str,
+    build: fn(Material) -> bool,
+) {
     let c = dama_egtb::solve::canonical(m);
     {
-        let mut asked = REQUESTED.lock().unwrap_or_else(|e| e.into_inner());
-        if asked.contains(&(slot(R::VARIANT), c)) {
+        let mut asked = asked.lock().unwrap_or_else(|e| e.into_inner());
+        if asked.contains(&(variant, c)) {
             return;
         }
-        asked.push((slot(R::VARIANT), c));
+        asked.push((variant, c));
     }
     let spawned = std::thread::Builder::new()
-        .name("dama-egtb-memory".into())
+        .name(name.into())
         .spawn(move || {
             lower_this_threads_priority();
-            let _ = memory::<R>().table(c);
+            if !build(c) {
+                tracing::warn!("endgame table {c} not built");
+            }
         });
     if let Err(e) = spawned {
         tracing::warn!("endgame table {c} not built: {e}");
-    }
-}
-
-/// Builds class `m` of the in-memory DTW tables (with what it converts into) on a thread of
-/// its own, once.
-fn build_dtw_in_memory<R: Rules>(m: Material) {
-    static ASKED: std::sync::Mutex<Vec<(usize, Material)>> = std::sync::Mutex::new(Vec::new());
-    let c = dama_egtb::solve::canonical(m);
-    {
-        let mut asked = ASKED.lock().unwrap_or_else(|e| e.into_inner());
-        if asked.contains(&(slot(R::VARIANT), c)) {
-            return;
-        }
-        asked.push((slot(R::VARIANT), c));
-    }
-    let spawned = std::thread::Builder::new()
-        .name("dama-egtb-dtw".into())
-        .spawn(move || {
-            lower_this_threads_priority();
-            let _ = dtw::<R>().table(c);
-        });
-    if let Err(e) = spawned {
-        tracing::warn!("endgame table {c} (DTW) not built: {e}");
     }
 }
 
