@@ -61,7 +61,7 @@ def game_positions(variant, count, rng):
 def sparse_positions(count, rng):
     """Random positions with several kings of both sides and few men.
 
-    No white man on 1-4, no black man on 29-32, at most 12 pieces a side.
+    No white man on 1-4, no black man on 29-32, at most 12 pieces a side, at least one piece.
     """
     out = []
     seen = set()
@@ -99,6 +99,9 @@ def sparse_positions(count, rng):
                 free.discard(s)
                 board[s] = sign
         color = rng.choice((ref.WHITE, ref.BLACK))
+        if not any(board[1:]):
+            # A board with no piece at all is no position (rules.md; dama refuses it).
+            continue
         fen = ref.to_fen(board, color)
         if fen in seen:
             continue
