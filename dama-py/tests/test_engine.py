@@ -89,10 +89,11 @@ def test_an_infinite_search_is_stopped_from_another_thread():
 def test_the_endgame_tables_are_probed_and_agree_with_the_search():
     assert dama.probe_endgame(dama.Board()) is None  # men on the board
     assert dama.probe_endgame(dama.Board("W:WK14:BK10")) == ("win", 1)
-    # Two kings beat one: the tables and the search give the same distance (to the capture).
+    # Two kings beat one: the tables and the search give the same distance (to the capture,
+    # which ends the game: the search plays the tables' move and reports its distance).
     board = dama.Board("W:WK29,K30:BK1")
     assert dama.probe_endgame(board) == ("win", 11)
-    assert str(dama.Engine().search(board, depth=6).score) == "table win, 11 to conversion"
+    assert str(dama.Engine().search(board, depth=6).score) == "win in 11"
     board.push_text("29-25")
     assert dama.probe_endgame(board) == ("loss", 10)
     # Men too: a king and a man against a king.

@@ -65,11 +65,20 @@ pub(crate) fn run<R: Rules>(
         let quiet = game.quiet_plies();
         let play =
             endgames.root_play::<R>(game.position(), game.keys(), quiet, rules.no_progress_plies);
-        if let Some(crate::egtb::RootPlay { mv: m, value, .. }) = play {
-            let score = match value {
-                dama_egtb::Value::Win(d) => Score(crate::score::TABLE_WIN - d as i32),
-                dama_egtb::Value::Loss(d) => Score(-crate::score::TABLE_WIN + d as i32),
-                dama_egtb::Value::Draw => Score::DRAW,
+        if let Some(crate::egtb::RootPlay {
+            mv: m,
+            value,
+            to_end,
+        }) = play
+        {
+            // Where DTW knows the end, the score is the win or loss at that distance (as the
+            // search's own: "win in 21"); else the tables' win to conversion.
+            let score = match (value, to_end) {
+                (dama_egtb::Value::Win(_), Some(e)) => Score::win_in(e + 1),
+                (dama_egtb::Value::Loss(_), Some(e)) => Score::loss_in(e + 1),
+                (dama_egtb::Value::Win(d), None) => Score(crate::score::TABLE_WIN - d as i32),
+                (dama_egtb::Value::Loss(d), None) => Score(-crate::score::TABLE_WIN + d as i32),
+                (dama_egtb::Value::Draw, _) => Score::DRAW,
             };
             let time = start.elapsed();
             on_info(&Info {
