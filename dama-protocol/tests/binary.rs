@@ -21,9 +21,18 @@ struct Engine {
     lines: Receiver<String>,
 }
 
+/// The engine's command, its endgame tables' directory a temporary one (it builds the
+/// 5-piece tables there on first need): the tests never write into the user's cache.
+fn engine() -> Command {
+    let dir = std::env::temp_dir().join(format!("dama-engine-test-egtb-{}", std::process::id()));
+    let mut cmd = Command::new(ENGINE);
+    cmd.env("DAMA_EGTB", dir);
+    cmd
+}
+
 impl Engine {
     fn start() -> Engine {
-        let mut child = Command::new(ENGINE)
+        let mut child = engine()
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -97,17 +106,17 @@ fn help_and_version_print_and_exit() {
         ("--help", "Usage: dama-engine"),
         ("--version", "dama-engine 0."),
     ] {
-        let out = Command::new(ENGINE).arg(arg).output().unwrap();
+        let out = engine().arg(arg).output().unwrap();
         assert!(out.status.success());
         assert!(String::from_utf8_lossy(&out.stdout).contains(wanted));
     }
-    let out = Command::new(ENGINE).arg("--bogus").output().unwrap();
+    let out = engine().arg("--bogus").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn the_hub_argument_is_accepted() {
-    let mut child = Command::new(ENGINE)
+    let mut child = engine()
         .arg("hub")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -196,7 +205,7 @@ fn garbage_and_huge_lines_are_refused_with_bounded_memory() {
 #[test]
 fn logs_stay_off_stdout_and_never_look_like_protocol_lines() {
     let run = |log: Option<&str>| {
-        let mut cmd = Command::new(ENGINE);
+        let mut cmd = engine();
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -236,8 +245,10 @@ fn logs_stay_off_stdout_and_never_look_like_protocol_lines() {
         .all(|l| words.contains(&l.split(' ').next().unwrap())));
 }
 
+/// The engine as a client launches it, with only the in-memory endgame tables (the default
+/// directory is the user's cache, where it would build the 5-piece tables).
 fn engine_config() -> ClientConfig {
-    ClientConfig::new(ENGINE)
+    ClientConfig::new(ENGINE).param("egtb-dir", "")
 }
 
 #[test]

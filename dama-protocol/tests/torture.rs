@@ -292,7 +292,11 @@ struct Process {
 
 impl Process {
     fn start() -> Process {
+        // Its endgame tables' directory a temporary one: it builds the 5-piece tables there
+        // on first need, and the tests never write into the user's cache.
+        let egtb = std::env::temp_dir().join(format!("dama-torture-egtb-{}", std::process::id()));
         let mut child = Command::new(env!("CARGO_BIN_EXE_dama-engine"))
+            .env("DAMA_EGTB", egtb)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -680,6 +684,8 @@ impl<T: Transport> Torture<T> {
     fn run(mut self, steps: usize, eof_mid_search: bool) -> Report {
         self.send("hub");
         self.send("set-param name=hash value=4");
+        // Only the in-memory tables: the default directory is the user's cache.
+        self.send(r#"set-param name=egtb-dir value="""#);
         self.send("init");
         for _ in 0..steps {
             self.step();

@@ -93,6 +93,9 @@ impl Session {
         s.until("wait");
         s.send("init");
         s.expect("ready");
+        // Only the in-memory tables: the default directory is the user's cache, where the
+        // engine would build the 5-piece tables.
+        s.send(r#"set-param name=egtb-dir value="""#);
         s
     }
 
@@ -1063,8 +1066,11 @@ fn converts_after_a_repetition(start: &str, cycle: &str, winner: dama_rules::Col
     }
     assert_eq!(game.position(), &start, "the cycle comes back");
     let s = Session::ready();
-    // Only the in-memory tables: nothing is built on disk.
-    s.send(r#"set-param name=egtb-dir value="""#);
+    // One search to a depth first: it waits for the in-memory tables (DTW included) that a
+    // move on the clock would only start building.
+    s.send(&format!("pos pos={}", hub::write(&start)));
+    s.send("level depth=2");
+    done_within(&s, "go think", Duration::from_secs(60));
     s.send("level move-time=0.2");
     let from = game.moves().len();
     while game.outcome().is_none() && game.moves().len() < from + 200 {
