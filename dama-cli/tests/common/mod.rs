@@ -12,7 +12,13 @@ pub fn dama(args: &[&str], stdin: Option<&str>) -> Output {
 
 /// Runs `dama` with `args`, feeding it `stdin` (any bytes), and waits for it.
 pub fn dama_bytes(args: &[&str], stdin: &[u8]) -> Output {
+    // The endgame tables' directory an empty temporary one unless a test sets its own: a
+    // Hub engine the command starts builds the 5-piece tables there, never in the user's
+    // cache.
+    let egtb = std::env::temp_dir().join(format!("dama-cli-test-egtb-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&egtb);
     let mut child = Command::new(env!("CARGO_BIN_EXE_dama"))
+        .env("DAMA_EGTB", &egtb)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
