@@ -1,4 +1,4 @@
-//! Table files against an independent solver (`tests/support/independent.rs`, which shares
+//! Table files against an independent solver (`tests/it/support/independent.rs`, which shares
 //! nothing with `dama-egtb` but the `dama-rules` move generator): every position of a set
 //! closed under moves, either side to move, captures pending included, is solved from
 //! scratch and compared with what the files in DIR say (value and MTC distance).
@@ -9,7 +9,7 @@
 //! `KKM-KK` (that class and every class play can reach from it). Exit status 1 on any
 //! disagreement, which is printed.
 
-#[path = "../tests/support/independent.rs"]
+#[path = "../tests/it/support/independent.rs"]
 mod independent;
 
 use std::time::Instant;

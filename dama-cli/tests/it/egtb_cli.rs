@@ -1,10 +1,8 @@
 //! `dama egtb`: build, probe, info and verify through the command line.
 
-mod common;
-
 use std::process::Command;
 
-use common::dama;
+use crate::common::dama;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8(b.to_vec()).expect("utf-8 output")

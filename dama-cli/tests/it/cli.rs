@@ -1,10 +1,8 @@
 //! Runs the `dama` binary and checks stdout, stderr and the exit status.
 
-mod common;
-
 use std::process::Output;
 
-use common::{dama, dama_bytes, dama_closed_stdout};
+use crate::common::{dama, dama_bytes, dama_closed_stdout};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 output")

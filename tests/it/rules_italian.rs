@@ -3,9 +3,7 @@
 //! Square geometry (rules.md): row r = (n-1)/4 from the top, column c = 2*((n-1)%4) + (r odd);
 //! White men move up. Each position's comment says what the pieces do.
 
-mod common;
-
-use common::{italian, pos};
+use crate::common::{italian, pos};
 use dama::rules::explain::Candidate;
 use dama::rules::variant::Italian;
 use dama::rules::{Color, DrawReason, Error, Game, Illegal, Outcome, Square, Variant};

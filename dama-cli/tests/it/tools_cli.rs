@@ -1,10 +1,8 @@
 //! `dama analyze`, `match`, `pdn stats`, `board`, `engine`, `bench` and `completions`.
 
-mod common;
-
 use std::process::Output;
 
-use common::dama;
+use crate::common::dama;
 use serde_json::Value;
 
 fn stdout(o: &Output) -> String {

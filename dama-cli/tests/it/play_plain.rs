@@ -1,11 +1,9 @@
 //! `dama play --plain`: whole games through the text contract, refusals, bad arguments.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-use common::dama;
+use crate::common::dama;
 use dama_rules::notation::fen;
 use dama_rules::{Color, Game, Outcome};
 use dama_search::{Engine, Limits};

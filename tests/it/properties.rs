@@ -2,8 +2,6 @@
 //! the incremental hash equals a fresh one, notation round-trips, mirroring the board mirrors
 //! the move list, the bulk count equals the list, and every generated move is accepted by `play`.
 
-mod common;
-
 use dama::rules::notation::{self, fen, hub, MoveFormat};
 use dama::rules::{
     with_rules, Color, Game, Move, Piece, Position, Role, Rules, Setup, Square, Variant,

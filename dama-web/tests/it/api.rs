@@ -7,9 +7,7 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{opts, Running};
+use crate::common::{opts, Running};
 use dama_web::Options;
 use serde_json::{json, Value};
 

@@ -2,12 +2,10 @@
 //! run by `deploy/slurm/match.sh` as a Slurm array task would run it, merged by
 //! `dama pdn stats`, equal the unsharded match with the same seed.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::dama;
+use crate::common::dama;
 use serde_json::Value;
 
 const PLAYERS: [&str; 2] = ["nodes:120", "nodes:60"];

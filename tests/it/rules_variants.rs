@@ -2,15 +2,13 @@
 //!
 //! Square geometry: row r = (n-1)/4 from the top, column c = 2*((n-1)%4) + (r odd).
 
-mod common;
-
-use common::moves;
+use crate::common::moves;
 use dama::rules::{Color, DrawReason, Game, Outcome, Variant};
 
 use Variant::{Brazilian, Czech, English, Russian, Spanish};
 
 fn game(variant: Variant, fen: &str) -> Game {
-    Game::from_position(variant, common::pos(fen))
+    Game::from_position(variant, crate::common::pos(fen))
 }
 
 #[test]
@@ -117,7 +115,7 @@ fn russian_men_capture_backwards() {
 #[test]
 fn russian_promotion_in_mid_capture_continues_as_king() {
     // The man on 10 takes 6 and reaches 3, becomes a king, and flies on over 7 to 12 or 16.
-    let p = common::pos("W:W10:B6,7");
+    let p = crate::common::pos("W:W10:B6,7");
     let list = p.legal_moves_for(Russian);
     let texts: Vec<String> = list.iter().map(|m| m.to_string()).collect();
     assert_eq!(texts, ["10x12x6x7", "10x16x6x7"]);
@@ -130,7 +128,7 @@ fn russian_promotion_in_mid_capture_continues_as_king() {
 #[test]
 fn brazilian_man_passing_the_far_row_stays_a_man() {
     // The man takes 6 to 3 and goes on backwards over 7 to 12 as a man: no promotion.
-    let p = common::pos("W:W10:B6,7");
+    let p = crate::common::pos("W:W10:B6,7");
     let list = p.legal_moves_for(Brazilian);
     assert_eq!(list.len(), 1);
     assert_eq!(list[0].to_string(), "10x12x6x7");

@@ -4,12 +4,10 @@
 //! The example `crosscheck` runs the same comparison on 4-piece and 5-piece sets against
 //! table files.
 
-mod support;
-
+use crate::support::independent::{dtw, enumerate, position, reachable, solve};
 use dama_egtb::{Memory, Value};
 use dama_rules::variant::{Italian, Spanish};
 use dama_rules::{Color, Rules};
-use support::independent::{dtw, enumerate, position, reachable, solve};
 
 /// Compares every position of at most `max` pieces; returns how many were compared, how
 /// many had a capture pending, how many had no legal move, and how many had a capture

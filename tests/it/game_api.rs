@@ -1,9 +1,7 @@
 //! The `Game` API an analysis tool or a GUI embeds: taking moves back, the end of the game,
 //! the order of the legal moves, and PDN text of a move.
 
-mod common;
-
-use common::pos;
+use crate::common::pos;
 use dama::rules::{Error, Game, Illegal, Move, Outcome, Variant};
 
 /// Everything a game holds, as text: two games with the same state print the same.
@@ -119,7 +117,11 @@ fn legal_moves_come_in_the_generators_stable_order() {
             .iter()
             .map(Move::to_string)
             .collect();
-        assert_eq!(sorted, common::moves(variant, fen), "{variant} {fen}");
+        assert_eq!(
+            sorted,
+            crate::common::moves(variant, fen),
+            "{variant} {fen}"
+        );
     }
 }
 

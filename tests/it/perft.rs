@@ -16,7 +16,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let text = include_str!("data/perft.txt");
+    let text = include_str!("../data/perft.txt");
     let mut out = Vec::new();
     let mut current: Option<(Variant, String)> = None;
     for (n, line) in text.lines().enumerate() {

@@ -1,13 +1,11 @@
 //! The analysis API: reviews of PDN games (scores, marks, errors), games out as PDN, live
 //! analysis as Server-Sent Events, and analysis work that does not stall the players.
 
-mod common;
-
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{opts, Running};
+use crate::common::{opts, Running};
 use dama_rules::notation::{fen, pdn};
 use dama_rules::{Game, Variant};
 use dama_search::{Endgames, Engine, Limits, Signals};

@@ -1,11 +1,9 @@
 //! `dama match --sprt` and `dama pdn stats --sprt`: a match that stops when the test
 //! decides, resumed, and read back.
 
-mod common;
-
 use std::process::Output;
 
-use common::dama;
+use crate::common::dama;
 use serde_json::Value;
 
 fn stdout(o: &Output) -> String {

@@ -1,10 +1,8 @@
 //! `dama pdn check|fens|convert`: stdout, stderr and exit status.
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::{dama, dama_bytes};
+use crate::common::{dama, dama_bytes};
 
 fn data(name: &str) -> PathBuf {
     [
