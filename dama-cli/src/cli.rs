@@ -435,12 +435,13 @@ The signature (total nodes) is the same on every machine for the same code.")]
         #[command(subcommand)]
         action: EgtbAction,
     },
-    /// Fit the Italian evaluation to self-play: generate games, then fit the weights.
+    /// Fit a variant's evaluation (Italian by default) to self-play: generate games, then fit
+    /// the weights.
     ///
     /// `gen` plays the engine against itself at a fixed node budget from the built-in openings
     /// plus random plies and writes a compact sample file; `fit` fits the evaluation (features
     /// and patterns) by logistic regression on the games' results and writes a weights file,
-    /// to be copied to dama-search/src/italian.weights. See docs/tuning.md.
+    /// to be copied to dama-search/src/<variant>.weights. See docs/tuning.md.
     #[command(after_help = "Examples:
   dama tune gen --games 20000 --nodes 1500 --threads 2 --out s.samples
   dama tune gen --games 20000 --shard 3/10 --out s3.samples     one part of ten

@@ -12,6 +12,7 @@ mod error;
 mod exit;
 mod output;
 mod play;
+#[cfg(feature = "serve")]
 mod serve;
 
 use std::process::ExitCode;

@@ -2,9 +2,10 @@
 //!
 //! `cargo run --release -p dama-search --example match -- FIRST SECOND [games] [parallel] [pdn-file]`
 //!
-//! A player is `novice`, `easy`, `normal`, `strong` or `hard` (a level; Hard at 100 ms a
-//! move unless `hard@MS`), `depth:N`, `nodes:N` or `time:MS` (full strength on that budget),
-//! optionally followed by `/knobs` (`time:20/lmr=1,rfp=0`) to compare search features.
+//! A player is `novice`, `easy`, `normal`, `strong` or `hard` (a level; Hard at 0.1 s a move
+//! unless `hard@S`), `depth:N`, `nodes:N` or `time:S` (full strength on that budget; `S` in
+//! seconds, as in `dama match`), optionally followed by `/knobs` (`time:0.02/lmr=1,rfp=0`) to
+//! compare search features.
 
 use std::time::Duration;
 
@@ -30,21 +31,29 @@ fn player(full: &str, seed: u64) -> Box<dyn Player> {
             .parse::<u64>()
             .expect("a number after the player kind")
     };
+    let seconds = || {
+        let s: f64 = value.parse().expect("seconds after time: or hard@");
+        Duration::try_from_secs_f64(s).expect("a time of 0 s or more")
+    };
     match kind {
         "depth" => {
             Box::new(SearchPlayer::new(full, Limits::depth(num() as u32), 16).with_knobs(knobs))
         }
         "nodes" => Box::new(SearchPlayer::new(full, Limits::nodes(num()), 16).with_knobs(knobs)),
         "time" => Box::new(
-            SearchPlayer::new(full, Limits::move_time(Duration::from_millis(num())), 16)
+            SearchPlayer::new(full, Limits::move_time(seconds()), 16)
                 .with_knobs(knobs)
                 .with_threads(threads),
         ),
         level => {
             let level: Level = level.parse().expect("a level or depth:/nodes:/time:");
-            let ms = if value.is_empty() { 100 } else { num() };
+            let time = if value.is_empty() {
+                Duration::from_millis(100)
+            } else {
+                seconds()
+            };
             let limits = if level == Level::Hard {
-                Limits::move_time(Duration::from_millis(ms))
+                Limits::move_time(time)
             } else {
                 Limits::default()
             };

@@ -22,6 +22,14 @@ pub fn run(
     png: Option<&Path>,
     plain: bool,
 ) -> Result<Status, CliError> {
+    #[cfg(not(feature = "png"))]
+    if png.is_some() {
+        return Err(CliError::Usage(
+            "this dama was built without the PNG renderer (cargo feature `png`): use --svg, \
+             or build it with the default features"
+                .into(),
+        ));
+    }
     let cannot = |path: &Path, e: &dyn std::fmt::Display| {
         CliError::Usage(format!("cannot write {}: {e}", path.display()))
     };
@@ -38,6 +46,7 @@ pub fn run(
     if let Some(path) = svg {
         std::fs::write(path, &drawing).map_err(|e| cannot(path, &e))?;
     }
+    #[cfg(feature = "png")]
     if let Some(path) = png {
         let bytes = rasterise(&drawing).map_err(|e| cannot(path, &e))?;
         std::fs::write(path, bytes).map_err(|e| cannot(path, &e))?;
@@ -62,6 +71,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// The SVG `svg` as PNG bytes, at its own size.
+#[cfg(feature = "png")]
 pub fn rasterise(svg: &str) -> Result<Vec<u8>, String> {
     use resvg::{tiny_skia, usvg};
     let tree = usvg::Tree::from_str(svg, &usvg::Options::default()).map_err(|e| e.to_string())?;

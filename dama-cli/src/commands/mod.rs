@@ -170,6 +170,13 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             std::io::Write::write_all(&mut std::io::stdout(), &script).map_err(CliError::Output)?;
             Ok(Status::Ok)
         }
+        #[cfg(not(feature = "serve"))]
+        Command::Serve { .. } => Err(CliError::Usage(
+            "this dama was built without the web server (cargo feature `serve`): \
+             build it with the default features, e.g. `cargo run --release -p dama-cli -- serve`"
+                .into(),
+        )),
+        #[cfg(feature = "serve")]
         Command::Serve {
             port,
             bind,
@@ -227,10 +234,12 @@ pub fn run(command: Command) -> Result<Status, CliError> {
 
 /// One search per processor, at most 8.
 /// Analysis searches at once by default: half the processors, at least one.
+#[cfg(feature = "serve")]
 fn default_analysts() -> usize {
     (default_searchers() / 2).max(1)
 }
 
+#[cfg(feature = "serve")]
 fn default_searchers() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get().min(8))
 }

@@ -9,7 +9,9 @@ mod egtb_cli;
 mod pdn_cli;
 mod play_plain;
 mod play_screen;
+mod readme;
 mod scale_out;
+#[cfg(feature = "serve")]
 mod serve_api;
 mod sprt_cli;
 mod tools_cli;

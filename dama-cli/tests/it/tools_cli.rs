@@ -481,6 +481,7 @@ fn board_draws_text_and_svg() {
     let _ = std::fs::remove_file(path);
 }
 
+#[cfg(feature = "png")]
 #[test]
 fn board_png_is_the_same_drawing_as_the_svg() {
     let png = temp("board.png");
