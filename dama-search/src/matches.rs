@@ -625,8 +625,13 @@ mod tests {
     use super::*;
     use dama_rules::notation::pdn::Reader;
 
+    /// Novice without endgame tables: building the in-memory ones is most of a debug test's
+    /// time, and these tests are about the match, not the endings.
     fn novice() -> Box<dyn Player> {
-        Box::new(LevelPlayer::new(Level::Novice, Limits::default(), 1))
+        Box::new(
+            LevelPlayer::new(Level::Novice, Limits::default(), 1)
+                .with_endgames(crate::Endgames::none()),
+        )
     }
 
     /// Plays a match of `games` that `stop`s after its first game ends; the games played,
