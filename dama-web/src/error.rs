@@ -6,8 +6,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 
-use super::api::BODY_LIMIT;
 use super::review::REVIEW_BODY_LIMIT;
+use super::state::BODY_LIMIT;
 use super::views::ReasonView;
 
 /// An error answer: a status, a code for programs, a message for people and, for a refused

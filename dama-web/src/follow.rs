@@ -14,9 +14,10 @@ use futures_util::StreamExt as _;
 use serde::Deserialize;
 use tokio::sync::watch;
 
-use super::api::State;
 use super::error::ApiError;
-use super::request::{event_stream, find, game_id, seat_secret};
+use super::request::{event_stream, find, game_id};
+use super::seats::seat_secret;
+use super::state::State;
 use super::store::{Entry, GameId, Shared};
 use super::views::{game_view, landing_path, last_computer_view, move_view};
 

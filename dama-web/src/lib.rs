@@ -27,12 +27,16 @@ mod computer;
 pub mod db;
 mod error;
 mod follow;
+mod games;
 mod guard;
 mod live;
 mod metrics;
+mod moves;
 mod names;
 mod request;
 mod review;
+mod seats;
+mod state;
 mod status;
 mod store;
 mod views;
@@ -189,7 +193,7 @@ impl Server {
         } = self;
         tracing::info!(%local, max_games = opts.max_games, data = ?opts.data, "listening");
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        let state = Arc::new(api::State::new(&opts, db.clone(), stop_rx));
+        let state = Arc::new(state::State::new(&opts, db.clone(), stop_rx));
         let sweeper = tokio::spawn(store::sweep_forever(Arc::clone(&state.store)));
         let tidier = tokio::spawn({
             let state = Arc::clone(&state);

@@ -1,0 +1,46 @@
+//! Who may act on a game: the seat a request holds (its secret in `X-Dama-Seat`) and what
+//! that seat may do now. The friend actions (resignation, draw offers, presence) join here.
+
+use axum::http::HeaderMap;
+
+use super::error::ApiError;
+use super::request::not_over;
+use super::store::{Entry, Kind, Seat};
+
+/// The seat secret a request carries (`X-Dama-Seat`).
+pub(crate) fn seat_secret(headers: &HeaderMap) -> Option<&str> {
+    headers.get("x-dama-seat").and_then(|v| v.to_str().ok())
+}
+
+/// Refuses when the one holding `seat` may not act on the game now.
+pub(crate) fn players_turn(entry: &Entry, seat: Option<Seat>) -> Result<(), ApiError> {
+    if entry.thinking {
+        return Err(ApiError::conflict(
+            "computer_thinking",
+            "the computer is thinking: wait for its move (POST .../reply)",
+        ));
+    }
+    not_over(entry)?;
+    if entry.kind != Kind::Computer {
+        let mover = entry.model.game().position().turn();
+        return match seat {
+            None => Err(ApiError::forbidden(
+                "not_a_player",
+                "you are watching this game: only the players' links (with their seat's \
+                 secret in X-Dama-Seat) may move",
+            )),
+            Some(s) if !s.plays(mover) => Err(ApiError::conflict(
+                "not_your_turn",
+                format!("it is {}'s turn: wait for your friend's move", mover.name()),
+            )),
+            Some(_) => Ok(()),
+        };
+    }
+    if !entry.model.human_to_move() {
+        return Err(ApiError::conflict(
+            "not_your_turn",
+            "it is the computer's turn: ask for its move (POST .../reply)",
+        ));
+    }
+    Ok(())
+}
