@@ -28,19 +28,24 @@
 //! | `GET /healthz` | | 200 while the server and its database answer |
 //! | `GET /metrics` | | counters in the Prometheus text format |
 //!
-//! `opponent` is `computer` (the default), `friend` or `pass`. A friend game answers with
-//! three page addresses: `white_url` (the creator's seat), `black_url` (the invitation) and
-//! `watch_url`; a pass-and-play game with `white_url` (one seat that plays both sides) and
-//! `watch_url`. A seat is its secret, sent as the `X-Dama-Seat` header (the page takes it
-//! from its address): a move or a selection without the seat of the side to move is refused
-//! with 403. Each committed move is pushed to `GET .../events`, with the number of moves so
-//! far as the event's id: a client that reconnects with `Last-Event-ID` (or `?after=N`)
-//! gets every move after that one, once.
+//! `opponent` is `computer` (the default), `friend` or `pass`. Every game has an owner: the
+//! answer to `POST /api/games` carries the creator's `secret`, sent as the `X-Dama-Seat`
+//! header on every later request. A computer game's secret makes its holder the `owner`
+//! seat: moves, targets, replies, level changes and deletion need it; anyone else (the
+//! review link, the game's address in another browser) may only look (`turn: "watching"`),
+//! and is refused with 403 `not_a_player`. A friend game answers with three page addresses:
+//! `white_url` (the creator's seat), `black_url` (the invitation) and `watch_url`; a
+//! pass-and-play game with `white_url` (one seat that plays both sides) and `watch_url`. A
+//! seat is its secret (the page takes it from its address): a move, a selection, a level
+//! change or a deletion without a seat of the game is refused with 403, a move out of the
+//! seat's turn with 409. Each committed move is pushed to `GET .../events`, with the number
+//! of moves so far as the event's id: a client that reconnects with `Last-Event-ID` (or
+//! `?after=N`) gets every move after that one, once.
 //!
 //! A change is answered only once it is committed to the database.
 //!
 //! Errors are JSON, `{"error": {"code", "message", "reason"?}}`, with a 4xx status naming
-//! the problem: 400 malformed request, 403 not this seat's move, 404 unknown game or route,
+//! the problem: 400 malformed request, 403 not a player of this game (no seat or owner secret), 404 unknown game or route,
 //! 405 wrong method, 409 not the moment (the computer's turn, the game is over, the
 //! computer is thinking), 413 body too large, 422 an illegal move (with the rules' reason)
 //! or a PDN the reader refuses (its message, and `line` and `column`),

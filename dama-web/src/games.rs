@@ -21,7 +21,7 @@ use super::request::{
     body_object, commit, find, found, game_id, level_of, limited, ok, shown, undo_point,
     unknown_game, variant_of,
 };
-use super::seats::seat_secret;
+use super::seats::{a_player, seat_secret};
 use super::state::AxState;
 use super::store::{Entry, Kind, Seat};
 use super::views::{game_view, last_computer_view, seat_url, GameView};
@@ -30,6 +30,9 @@ use super::views::{game_view, last_computer_view, seat_url, GameView};
 struct Created {
     #[serde(flatten)]
     game: GameView,
+    /// The creator's secret, to send as `X-Dama-Seat` (the owner of a computer game, White
+    /// in a friend game, the one seat of a pass game).
+    secret: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     white_url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -109,17 +112,18 @@ pub(crate) async fn new_game(
     }
     tracing::info!(%id, variant = variant.name(), level = level.name(), opponent = kind.name(), "new game");
     let seat = match kind {
-        Kind::Computer => None,
-        Kind::Friend => Some(Seat::White),
-        Kind::Pass => Some(Seat::Both),
+        Kind::Computer => Seat::Owner,
+        Kind::Friend => Seat::White,
+        Kind::Pass => Seat::Both,
     };
     let (white_url, black_url) = match (&entry.secrets, kind) {
         (Some([w, b]), Kind::Friend) => (Some(seat_url(id, Some(w))), Some(seat_url(id, Some(b)))),
-        (Some([w, _]), _) => (Some(seat_url(id, Some(w))), None),
+        (Some([w, _]), Kind::Pass) => (Some(seat_url(id, Some(w))), None),
         _ => (None, None),
     };
     let created = Created {
-        game: game_view(id, &entry, None, seat),
+        game: game_view(id, &entry, None, Some(seat)),
+        secret: entry.secrets.as_ref().map(|[w, _]| w.clone()),
         white_url,
         black_url,
     };
@@ -152,12 +156,7 @@ pub(crate) async fn forget(
     let (id, game) = found(&state, path).await?;
     {
         let entry = game.lock().await;
-        if entry.kind != Kind::Computer && entry.seat(seat_secret(&headers)).is_none() {
-            return Err(ApiError::forbidden(
-                "not_a_player",
-                "only a player of this game (with a seat's secret in X-Dama-Seat) may delete it",
-            ));
-        }
+        a_player(&entry, entry.seat(seat_secret(&headers)))?;
     }
     drop(game);
     if state
@@ -189,10 +188,11 @@ pub(crate) async fn set_level(
     })?)?;
     let game = find(&state, id).await?;
     let mut entry = game.lock().await;
+    let seat = entry.seat(seat_secret(&headers));
+    a_player(&entry, seat)?;
     let undo = undo_point(&entry);
     entry.model.set_level(level);
     commit(&state, id, &mut entry, undo).await?;
     let last = last_computer_view(&entry);
-    let seat = entry.seat(seat_secret(&headers));
     Ok(ok(StatusCode::OK, game_view(id, &entry, last, seat)))
 }

@@ -23,7 +23,7 @@ use super::names;
 use super::request::{
     body_object, commit, find, game_id, limited, not_over, ok, shown, square_of, undo_point,
 };
-use super::seats::{players_turn, seat_secret};
+use super::seats::{a_player, players_turn, seat_secret};
 use super::state::{AxState, State};
 use super::store::{side, Entry, GameId, Seat, Shared};
 use super::views::{
@@ -290,6 +290,10 @@ pub(crate) async fn reply(
     limited(&state, state.replies.as_ref(), &headers, peer.as_ref())?;
     body_object(&body?, &[])?;
     let game = find(&state, id).await?;
+    {
+        let entry = game.lock().await;
+        a_player(&entry, entry.seat(seat_secret(&headers)))?;
+    }
     // The search goes on (and its move is played) even when the client goes away.
     let task = tokio::spawn(computer_move(Arc::clone(&state), id, game));
     task.await
@@ -350,7 +354,7 @@ async fn computer_move(state: Arc<State>, id: GameId, game: Shared) -> Result<Re
         ms = reply.time.as_millis() as u64, "computer moved"
     );
     let view = move_view(variant, snapshot.position(), m, &landing);
-    Ok(played(id, &entry, view, None))
+    Ok(played(id, &entry, view, Some(Seat::Owner)))
 }
 
 #[cfg(test)]

@@ -12,8 +12,27 @@ pub(crate) fn seat_secret(headers: &HeaderMap) -> Option<&str> {
     headers.get("x-dama-seat").and_then(|v| v.to_str().ok())
 }
 
-/// Refuses when the one holding `seat` may not act on the game now.
+/// The seat of one who may change the game: the owner of a computer game, either seat
+/// (or the one seat) of a game between people. A watcher, or a made-up secret, gets 403.
+pub(crate) fn a_player(entry: &Entry, seat: Option<Seat>) -> Result<Seat, ApiError> {
+    seat.ok_or_else(|| match entry.kind {
+        Kind::Computer => ApiError::forbidden(
+            "not_a_player",
+            "this game belongs to the page that started it: only that page (with the game's \
+             secret in X-Dama-Seat) may play or change it; review and watch links are read-only",
+        ),
+        Kind::Friend | Kind::Pass => ApiError::forbidden(
+            "not_a_player",
+            "you are watching this game: only the players' links (with their seat's secret in \
+             X-Dama-Seat) may play or change it",
+        ),
+    })
+}
+
+/// Refuses when the one holding `seat` may not act on the game now: 403 without a seat,
+/// 409 when it is not the moment.
 pub(crate) fn players_turn(entry: &Entry, seat: Option<Seat>) -> Result<(), ApiError> {
+    let seat = a_player(entry, seat)?;
     if entry.thinking {
         return Err(ApiError::conflict(
             "computer_thinking",
@@ -23,18 +42,13 @@ pub(crate) fn players_turn(entry: &Entry, seat: Option<Seat>) -> Result<(), ApiE
     not_over(entry)?;
     if entry.kind != Kind::Computer {
         let mover = entry.model.game().position().turn();
-        return match seat {
-            None => Err(ApiError::forbidden(
-                "not_a_player",
-                "you are watching this game: only the players' links (with their seat's \
-                 secret in X-Dama-Seat) may move",
-            )),
-            Some(s) if !s.plays(mover) => Err(ApiError::conflict(
+        if !seat.plays(mover) {
+            return Err(ApiError::conflict(
                 "not_your_turn",
                 format!("it is {}'s turn: wait for your friend's move", mover.name()),
-            )),
-            Some(_) => Ok(()),
-        };
+            ));
+        }
+        return Ok(());
     }
     if !entry.model.human_to_move() {
         return Err(ApiError::conflict(

@@ -81,6 +81,8 @@ pub enum Seat {
     Black,
     /// Both sides (pass and play).
     Both,
+    /// The creator of a game against the computer (the side the model gives the player).
+    Owner,
 }
 
 impl Seat {
@@ -90,13 +92,14 @@ impl Seat {
             Seat::White => "white",
             Seat::Black => "black",
             Seat::Both => "both",
+            Seat::Owner => "owner",
         }
     }
 
     /// Whether this seat moves `c`'s pieces.
     pub fn plays(self, c: Color) -> bool {
         match self {
-            Seat::Both => true,
+            Seat::Both | Seat::Owner => true,
             Seat::White => c == Color::White,
             Seat::Black => c == Color::Black,
         }
@@ -128,7 +131,9 @@ pub struct Entry {
     pub seed: u64,
     /// Whether the computer is searching its move (the game may not change meanwhile).
     pub thinking: bool,
-    /// The seats' secrets, White's then Black's (friend and pass games).
+    /// The seats' secrets, White's then Black's: two in a friend game, the same one twice in
+    /// a pass game and in a computer game (its owner's). `None` only for a computer game
+    /// stored before games had owners: it can be watched, not played.
     pub secrets: Option<[String; 2]>,
     /// The players credited with each side's result, White's then Black's.
     pub players: [Option<String>; 2],
@@ -144,9 +149,8 @@ impl Entry {
     /// A new game of `kind`.
     pub fn new(model: Model, kind: Kind, seed: u64, player: Option<String>) -> Entry {
         let secrets = match kind {
-            Kind::Computer => None,
             Kind::Friend => Some([secret(), secret()]),
-            Kind::Pass => {
+            Kind::Computer | Kind::Pass => {
                 let s = secret();
                 Some([s.clone(), s])
             }
@@ -179,6 +183,7 @@ impl Entry {
                     == 0
         };
         match (same(given, white), same(given, black)) {
+            (true, true) if self.kind == Kind::Computer => Some(Seat::Owner),
             (true, true) => Some(Seat::Both),
             (true, false) => Some(Seat::White),
             (false, true) => Some(Seat::Black),

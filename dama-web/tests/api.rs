@@ -161,6 +161,73 @@ fn a_friend_game_has_two_seats_and_a_spectator_who_may_not_move() {
     assert!(rest.contains("\"turn\":\"over\""), "{rest}");
 }
 
+#[test]
+fn a_stranger_is_refused_in_a_computer_game_that_its_owner_plays_on() {
+    let server = Running::start(opts());
+    let (status, game) = server.json("POST", "/api/games", &[], json!({"level": "novice"}));
+    assert_eq!(
+        (status, game["seat"].as_str()),
+        (201, Some("owner")),
+        "{game}"
+    );
+    let id = game["id"].as_str().unwrap().to_string();
+    let owner = game["secret"].as_str().unwrap().to_string();
+    let path = |rest: &str| format!("/api/games/{id}{rest}");
+    let made_up = "0".repeat(32);
+    for stranger in [&[][..], &[("X-Dama-Seat", made_up.as_str())][..]] {
+        for (method, rest, body) in [
+            ("POST", "/move", json!({"move": "22-18"})),
+            ("POST", "/reply", Value::Null),
+            ("POST", "/level", json!({"level": "hard"})),
+            ("GET", "/targets?square=22", Value::Null),
+            ("DELETE", "", Value::Null),
+        ] {
+            let (status, err) = server.json(method, &path(rest), stranger, body);
+            assert_eq!(
+                (status, code(&err)),
+                (403, "not_a_player"),
+                "{method} {rest}: {err}"
+            );
+            assert!(
+                err["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("read-only"),
+                "{err}"
+            );
+        }
+        // A stranger may look: the game is shown, read-only.
+        let (status, view) = server.json("GET", &path(""), stranger, Value::Null);
+        assert_eq!(
+            (status, view["turn"].as_str()),
+            (200, Some("watching")),
+            "{view}"
+        );
+        assert_eq!(view["movable"], json!([]));
+    }
+    // The owner plays on, and a reload (the same secret again) is the owner again.
+    let mine = [("X-Dama-Seat", owner.as_str())];
+    let (status, played) = server.json("POST", &path("/move"), &mine, json!({"move": "22-18"}));
+    assert_eq!(
+        (status, played["game"]["turn"].as_str()),
+        (200, Some("computer")),
+        "{played}"
+    );
+    let (status, played) = server.json("POST", &path("/reply"), &mine, Value::Null);
+    assert_eq!(
+        (status, played["game"]["turn"].as_str()),
+        (200, Some("player")),
+        "{played}"
+    );
+    let (status, view) = server.json("GET", &path(""), &mine, Value::Null);
+    assert_eq!(
+        (status, view["seat"].as_str(), view["ply"].as_u64()),
+        (200, Some("owner"), Some(2))
+    );
+    let (status, _) = server.json("DELETE", &path(""), &mine, Value::Null);
+    assert_eq!(status, 204);
+}
+
 /// The text of an event stream up to `until` (or 10 s).
 fn read_events(server: &Running, path: &str, headers: &[(&str, &str)], until: &str) -> String {
     let mut stream = TcpStream::connect(server.addr).unwrap();
@@ -235,7 +302,7 @@ fn a_move_pushed_to_a_follower_arrives_within_a_second() {
 #[test]
 fn a_restart_on_the_same_data_keeps_every_acknowledged_move() {
     let dir = scratch("restart");
-    let (id, before, friend, white) = {
+    let (id, before, friend, white, owner) = {
         let server = Running::start(stored(&dir));
         let (_, game) = server.json(
             "POST",
@@ -244,11 +311,13 @@ fn a_restart_on_the_same_data_keeps_every_acknowledged_move() {
             json!({"level": "novice", "seed": 7}),
         );
         let id = game["id"].as_str().unwrap().to_string();
+        let owner = game["secret"].as_str().unwrap().to_string();
+        let mine = [("X-Dama-Seat", owner.as_str())];
         for mv in ["22-18", "21-17", "24-20"] {
             let (status, played) = server.json(
                 "POST",
                 &format!("/api/games/{id}/move"),
-                &[],
+                &mine,
                 json!({"move": mv}),
             );
             if status != 200 {
@@ -256,14 +325,18 @@ fn a_restart_on_the_same_data_keeps_every_acknowledged_move() {
                 assert_eq!(status, 422, "{played}");
                 break;
             }
-            let (status, _) =
-                server.json("POST", &format!("/api/games/{id}/reply"), &[], Value::Null);
+            let (status, _) = server.json(
+                "POST",
+                &format!("/api/games/{id}/reply"),
+                &mine,
+                Value::Null,
+            );
             assert_eq!(status, 200);
         }
         server.json(
             "POST",
             &format!("/api/games/{id}/level"),
-            &[],
+            &mine,
             json!({"level": "easy"}),
         );
         let (_, before) = server.json("GET", &format!("/api/games/{id}"), &[], Value::Null);
@@ -277,7 +350,7 @@ fn a_restart_on_the_same_data_keeps_every_acknowledged_move() {
             json!({"move": "22-18"}),
         );
         assert_eq!(status, 200);
-        (id, before, fid, white)
+        (id, before, fid, white, owner)
     };
     let server = Running::start(stored(&dir));
     let (status, after) = server.json("GET", &format!("/api/games/{id}"), &[], Value::Null);
@@ -285,7 +358,13 @@ fn a_restart_on_the_same_data_keeps_every_acknowledged_move() {
     assert_eq!(after, before);
     assert!(after["moves"].as_array().unwrap().len() >= 2);
     // The game goes on, and the computer's choices go on from where they were.
-    let (status, _) = server.json("POST", &format!("/api/games/{id}/reply"), &[], Value::Null);
+    let mine = [("X-Dama-Seat", owner.as_str())];
+    let (status, _) = server.json(
+        "POST",
+        &format!("/api/games/{id}/reply"),
+        &mine,
+        Value::Null,
+    );
     assert_eq!(status, 409, "the player is to move");
     let (status, view) = server.json(
         "GET",
@@ -371,13 +450,19 @@ fn health_and_metrics_in_the_prometheus_text_format() {
     assert_eq!((status, health["status"].as_str()), (200, Some("ok")));
     let (_, game) = server.json("POST", "/api/games", &[], json!({"level": 1}));
     let id = game["id"].as_str().unwrap();
+    let mine = [("X-Dama-Seat", game["secret"].as_str().unwrap())];
     server.json(
         "POST",
         &format!("/api/games/{id}/move"),
-        &[],
+        &mine,
         json!({"move": "22-18"}),
     );
-    server.json("POST", &format!("/api/games/{id}/reply"), &[], Value::Null);
+    server.json(
+        "POST",
+        &format!("/api/games/{id}/reply"),
+        &mine,
+        Value::Null,
+    );
     server.send("GET", "/nowhere", &[], "");
     let a = server.send("GET", "/metrics", &[], "");
     assert_eq!(a.status, 200);

@@ -2,7 +2,7 @@
 // the board, turns taps, clicks and keys into API calls, and animates what the server says.
 // An ES module (no build step): the texts are in texts.js, the API client in api.js.
 import { TEXTS, translator } from '/texts.js';
-import { api, ApiError, useSeat } from '/api.js';
+import { api, ApiError, useSeat, SEATS } from '/api.js';
 import { el } from '/board.js';
 
 (() => {
@@ -40,6 +40,13 @@ import { el } from '/board.js';
     const q = new URLSearchParams(location.search);
     S.urlGame = q.get('game');
     S.seat = q.get('seat');
+    if (S.urlGame && S.seat) SEATS.set(S.urlGame, S.seat, location.pathname + location.search);
+    // A computer game opened by its address (from the editor, or a reload) is this page's
+    // when this browser started it.
+    if (S.urlGame && !S.seat) {
+      const mine = SEATS.get(S.urlGame);
+      if (mine && !mine.url) S.seat = mine.secret;
+    }
     useSeat(S.seat);
   }
 
@@ -256,6 +263,7 @@ import { el } from '/board.js';
       if (g.last_computer_move) text += ' ' + t('computer_played', { m: g.last_computer_move.text.replace(/-/g, '\u2011') });
     }
     else if (g.turn === 'computer') text = t('thinking');
+    else if (g.turn === 'watching') text = t('watching');
     else text = endTitle();
     $('status').textContent = text;
   }
@@ -580,7 +588,8 @@ import { el } from '/board.js';
 
   async function newGame(message) {
     setBusy(true);
-    const old = S.game && S.game.opponent === 'computer' && S.game.id;
+    const old = S.game && S.game.opponent === 'computer' && S.game.turn !== 'over' && S.game.seat === 'owner'
+      ? { id: S.game.id, secret: S.seat } : null;
     clearSelection();
     unfollow();
     if (S.seat || S.urlGame) {
@@ -590,9 +599,14 @@ import { el } from '/board.js';
       history.replaceState(null, '', '/');
     }
     try {
-      S.game = await api('POST', '/api/games', { variant: S.variant, level: S.level });
+      const g = await api('POST', '/api/games', { variant: S.variant, level: S.level });
+      SEATS.set(g.id, g.secret);
+      S.seat = g.secret;
+      useSeat(S.seat);
+      S.game = g;
       STORE.set('game', S.game.id);
-      if (old) api('DELETE', `/api/games/${old}`).catch(() => {});
+      // An unfinished game left for a new one is deleted; a finished one stays for its review.
+      if (old && old.secret) api('DELETE', `/api/games/${old.id}`, undefined, old.secret).catch(() => {});
       render();
       say(message || t('new_started', { v: variantName(S.game.variant), name: levelName(S.level) }));
     } catch (e) {
@@ -685,7 +699,7 @@ import { el } from '/board.js';
     STORE.set('level', name);
     drawLevel();
     say(t('level_set', { k: LEVELS.indexOf(name) + 1, name: levelName(name) }));
-    if (!S.game || S.game.opponent !== 'computer') return;
+    if (!S.game || S.game.opponent !== 'computer' || S.game.seat !== 'owner') return;
     try {
       const g = await api('POST', `/api/games/${S.game.id}/level`, { level: name });
       if (!S.busy) {
@@ -844,9 +858,13 @@ import { el } from '/board.js';
       }
     }
     const saved = STORE.get('game');
-    if (saved) {
+    const mine = saved && SEATS.get(saved);
+    if (mine) {
       try {
+        S.seat = mine.secret;
+        useSeat(S.seat);
         S.game = await api('GET', `/api/games/${encodeURIComponent(saved)}`);
+        if (S.game.seat !== 'owner') throw new Error('not this page\'s game');
         S.variant = S.game.variant;
         select.value = S.variant;
         render();
@@ -855,6 +873,8 @@ import { el } from '/board.js';
         return;
       } catch (e) {
         STORE.del('game');
+        S.seat = null;
+        useSeat(null);
       }
     }
     await newGame();
