@@ -58,6 +58,21 @@ impl ApiError {
         }
     }
 
+    /// 429: the address already follows `cap` event streams.
+    pub(super) fn too_many_streams(cap: usize) -> ApiError {
+        ApiError {
+            retry_after: Some(5),
+            ..ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_streams",
+                format!(
+                    "this address already follows the most event streams one address may \
+                     ({cap}): close one, or try again in 5 s"
+                ),
+            )
+        }
+    }
+
     /// 503: the database refused a write; nothing was changed.
     pub(super) fn storage(err: &crate::db::DbError) -> ApiError {
         tracing::error!("{err}");

@@ -9,6 +9,7 @@ use tokio::sync::watch;
 use super::analysis::Analyst;
 use super::computer::Computer;
 use super::db::Db;
+use super::fair::PerAddress;
 use super::guard::Limit;
 use super::metrics::Metrics;
 use super::store::Store;
@@ -37,6 +38,14 @@ pub struct State {
     pub stopping: watch::Receiver<bool>,
     /// How long a request body may take to arrive.
     pub body_timeout: Duration,
+    /// The connections each client address holds open.
+    pub connections: Arc<PerAddress>,
+    /// The event streams each client address follows.
+    pub streams: Arc<PerAddress>,
+    /// The most event streams one address may follow.
+    pub streams_per_address: usize,
+    /// How long an event stream lasts before the client reconnects.
+    pub stream_lifetime: Duration,
 }
 
 impl State {
@@ -61,6 +70,10 @@ impl State {
             trust_proxy: opts.trust_proxy,
             stopping,
             body_timeout: opts.body_timeout,
+            connections: Arc::default(),
+            streams: Arc::default(),
+            streams_per_address: opts.streams_per_address,
+            stream_lifetime: opts.stream_lifetime,
         }
     }
 }
