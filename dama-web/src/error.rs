@@ -73,6 +73,14 @@ impl ApiError {
         }
     }
 
+    /// 503: the computer's queue for this level is full; ask again after `secs`.
+    pub(super) fn busy(message: String, secs: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(secs),
+            ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", message)
+        }
+    }
+
     /// 503: the database refused a write; nothing was changed.
     pub(super) fn storage(err: &crate::db::DbError) -> ApiError {
         tracing::error!("{err}");
@@ -165,7 +173,8 @@ pub(super) struct ErrorView<'a> {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        if self.status.is_server_error() {
+        // A refusal that says when to come back (a full queue) is the load, not a fault.
+        if self.status.is_server_error() && self.retry_after.is_none() {
             tracing::warn!(status = %self.status, code = self.code, "{}", self.message);
         } else {
             tracing::debug!(status = %self.status, code = self.code, "{}", self.message);

@@ -17,6 +17,7 @@ use dama_rules::{with_rules, Color, Error, Game, Illegal, Move, Square};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::computer::SearchError;
 use super::error::ApiError;
 use super::guard::Player;
 use super::names;
@@ -325,12 +326,18 @@ async fn computer_move(state: Arc<State>, id: GameId, game: Shared) -> Result<Re
     };
     let started = Instant::now();
     let result = state.computer.reply(snapshot.clone(), level, rng).await;
-    state.metrics.reply(started.elapsed());
+    if result.is_ok() {
+        state.metrics.reply(started.elapsed());
+    }
     let mut entry = game.lock().await;
     entry.thinking = false;
     let undo = undo_point(&entry);
-    let reply = result
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    let reply = result.map_err(|e| match e {
+        SearchError::Busy { retry_after, .. } => ApiError::busy(e.to_string(), retry_after),
+        SearchError::Failed(_) => {
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
+        }
+    })?;
     entry.rng = reply.rng;
     let Some(m) = reply.best else {
         return Err(ApiError::new(
