@@ -4,11 +4,13 @@
 // an ApiError with the server's code, message and reason.
 
 export class ApiError extends Error {
-  constructor(status, error) {
+  constructor(status, error, retryAfter) {
     super(error && error.message ? error.message : 'HTTP ' + status);
     this.status = status;
     this.code = error && error.code;
     this.reason = error && error.reason;
+    /// Seconds the server asked to wait before asking again (429, 503), or 0.
+    this.retryAfter = retryAfter || 0;
   }
 }
 
@@ -33,7 +35,7 @@ export async function api(method, path, body, as) {
   if (res.status === 204) return null;
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
-  if (!res.ok) throw new ApiError(res.status, data && data.error);
+  if (!res.ok) throw new ApiError(res.status, data && data.error, Number(res.headers.get('retry-after')) || 0);
   return data;
 }
 

@@ -370,6 +370,49 @@ import { el } from '/board.js';
 
   function say(text) { $('message').textContent = text; }
 
+  // ---------------------------------------------------------------------------------------
+  // Recovery: a request that fails for want of the server is asked again, then left to the
+  // Retry button, which reads the game afresh and goes on from there.
+
+  /// Seconds between the tries of a request the server did not answer.
+  const BACKOFF = [1, 2, 4];
+  /// The most times a "busy, ask again in N s" answer (503 with Retry-After) is honoured.
+  const BUSY_TRIES = 30;
+
+  const lost = (e) => !(e instanceof ApiError) || e.status >= 500;
+
+  /// `call()` (an API request) until it is answered: after Retry-After seconds when the
+  /// server is busy, after 1, 2 and 4 s when it did not answer; then the error is thrown.
+  async function persist(call) {
+    let tries = 0;
+    let busy = 0;
+    for (;;) {
+      try {
+        return await call();
+      } catch (e) {
+        if (!lost(e)) throw e;
+        if (e instanceof ApiError && e.status === 503 && e.retryAfter && busy < BUSY_TRIES) {
+          busy += 1;
+          say(t('busy_wait', { n: e.retryAfter }));
+          await sleep(e.retryAfter * 1000);
+        } else if (tries < BACKOFF.length) {
+          say(t('retrying', { n: BACKOFF[tries] }));
+          await sleep(BACKOFF[tries] * 1000);
+          tries += 1;
+        } else {
+          throw e;
+        }
+      }
+    }
+  }
+
+  function showRetry(e) {
+    say(t('failed_retry', { e: e && e.message ? e.message : String(e) }));
+    $('retry-row').classList.remove('hidden');
+  }
+
+  function hideRetry() { $('retry-row').classList.add('hidden'); }
+
   function announce(text) {
     // Cleared first so that the same words twice are read twice.
     const a = $('announce');
@@ -539,13 +582,15 @@ import { el } from '/board.js';
     setBusy(true);
     drawStatus();
     try {
-      const r = await api('POST', `/api/games/${S.game.id}/reply`);
+      const r = await persist(() => api('POST', `/api/games/${S.game.id}/reply`));
+      say('');
       await animate(r.played);
       S.game = r.game;
       render();
       announce(t('computer_played', { m: r.played.text }));
     } catch (e) {
-      if (e.code === 'computer_thinking') {
+      if (e.code === 'computer_thinking' || e.code === 'not_computer_turn') {
+        // Already under way (or done, when an earlier try's answer was lost): read it.
         await sleep(400);
         setBusy(false);
         return refresh();
@@ -558,7 +603,8 @@ import { el } from '/board.js';
 
   async function refresh() {
     try {
-      S.game = await api('GET', `/api/games/${S.game.id}`);
+      S.game = await persist(() => api('GET', `/api/games/${S.game.id}`));
+      hideRetry();
       render();
       if (S.game.turn === 'computer') {
         if (S.game.thinking) {
@@ -574,6 +620,10 @@ import { el } from '/board.js';
   }
 
   async function failed(e) {
+    if (lost(e)) {
+      showRetry(e);
+      return;
+    }
     if (e instanceof ApiError) {
       if (e.code === 'unknown_game') {
         await newGame(t('expired'));
@@ -776,6 +826,13 @@ import { el } from '/board.js';
       setLevel(LEVELS[(LEVELS.indexOf(S.level) + 1) % LEVELS.length]);
     });
     $('new-game').addEventListener('click', () => { if (!S.busy) newGame(); });
+    $('retry').addEventListener('click', async () => {
+      if (S.busy || !S.game) return;
+      hideRetry();
+      say('');
+      setBusy(true);
+      try { await refresh(); } finally { setBusy(false); }
+    });
     $('friend-game').addEventListener('click', () => newFriendGame('friend'));
     $('pass-game').addEventListener('click', () => newFriendGame('pass'));
     $('invite-copy').addEventListener('click', async () => {
@@ -799,6 +856,7 @@ import { el } from '/board.js';
     document.documentElement.lang = LANG;
     $('variant-caption').textContent = t('rules_select');
     $('new-game').textContent = t('new_game');
+    $('retry').textContent = t('retry');
     $('friend-game').textContent = t('play_friend');
     $('pass-game').textContent = t('pass_play');
     $('end-new').textContent = t('new_game');

@@ -8,6 +8,8 @@ Playwright for Python; CHROMIUM names another executable) and checks on the way:
   storage), as does the game itself;
 - another browser opening the game's address only watches: told so, its clicks select
   nothing, and its move is refused with 403 `not_a_player`;
+- a reply whose every try is lost (the connection dropped) leaves a Retry button, which
+  brings the computer's move;
 - the squares' names for screen readers (`square 22, white man`, `square 17, empty`) and
   selection from the keyboard;
 - the dots after selecting a piece, and after each landing of a multi-jump, are exactly the
@@ -229,6 +231,27 @@ def check_stranger(browser, server, gid):
     context.close()
 
 
+def check_retry(page, errors):
+    """A reply lost on the way (the connection dropped, every try) leaves a Retry button that
+    goes on with the game."""
+    seen = len(errors)
+    page.route("**/api/games/*/reply", lambda route: route.abort())
+    page.click('#squares .square[data-sq="22"]')
+    page.wait_for_selector("#marks .dot")
+    page.click('#squares .square[data-sq="18"]')
+    page.wait_for_selector("#retry-row:not(.hidden)", timeout=20000)
+    said = page.inner_text("#message")
+    check(said.startswith("The server did not answer"), f"after the lost replies: {said!r}")
+    check(page.inner_text("#retry") == "Retry", "the Retry button")
+    page.unroute("**/api/games/*/reply")
+    page.click("#retry")
+    page.wait_for_function("document.body.dataset.ply === '2'", timeout=20000)
+    wait_ready(page)
+    check(page.is_hidden("#retry-row"), "the Retry button goes once the reply came")
+    # The aborted requests' console lines are this check's own.
+    del errors[seen:]
+
+
 def main():
     binary = sys.argv[1]
     out_dir = sys.argv[2] if len(sys.argv) > 2 else "docs"
@@ -253,6 +276,7 @@ def main():
             check(page.inner_text("#status").startswith("Your move"), "the player starts")
             check_level_and_reload(server, page)
             check_stranger(browser, server, page.evaluate("document.body.dataset.gameId"))
+            check_retry(page, errors)
             check_names_and_keyboard(page)
 
             capture_seen = False
