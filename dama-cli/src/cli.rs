@@ -197,6 +197,18 @@ The JSON API (under /api) is described by GET /api and in the README.")]
         /// The most connections open at once; more are closed at once.
         #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
         max_connections: u64,
+        /// The most connections one client address may hold open (not counted with
+        /// --trust-proxy: the proxy must limit its clients itself, see docs/deploy.md).
+        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        connections_per_address: u64,
+        /// The most event streams (games followed, live analyses) one client address may
+        /// hold open; more are refused (429).
+        #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        streams_per_address: u64,
+        /// Seconds after which an event stream ends; the browser reconnects by itself and
+        /// misses nothing (Last-Event-ID).
+        #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        stream_seconds: u64,
         /// Seconds a client has to send a request's headers (and, apart, its body).
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=30))]
         request_timeout: u64,

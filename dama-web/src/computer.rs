@@ -4,6 +4,14 @@
 //! Games share the engines (a 16 MiB table each) instead of owning one: 1,000 games would
 //! otherwise need 16 GiB of tables. A search waits, without holding a worker thread, for a
 //! free engine. Engines are made on first need, so an idle server holds no table.
+//!
+//! The levels search in two lanes with capacity of their own, so that a Novice reply never
+//! waits behind a Hard one: the cheap lane (Novice, Easy, Normal: at most 8,000 nodes, a few
+//! milliseconds) runs `searchers` searches at once, the dear lane (Strong, and Hard's second
+//! of thinking) half as many, at least one. Each lane's queue is bounded: the cheap one at
+//! [`CHEAP_QUEUE`] waiting searches per slot, the dear one at one per slot, so that a Hard
+//! reply waits for at most about one other search; a search that finds its lane's queue full
+//! is refused at once ([`SearchError::Busy`], 503 with `Retry-After`).
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -20,6 +28,12 @@ const HASH_MIB: usize = 16;
 
 /// How long Hard thinks a move.
 pub const HARD_TIME: Duration = Duration::from_secs(1);
+
+/// Searches that may wait in the cheap lane, per search it runs at once.
+pub const CHEAP_QUEUE: usize = 64;
+
+/// Searches that may wait in the dear lane, per search it runs at once.
+pub const DEAR_QUEUE: usize = 1;
 
 /// What a search found, for the reply and the log.
 #[derive(Debug)]
@@ -42,6 +56,62 @@ pub enum SearchError {
     /// The search task died (a bug); its game is left as it was.
     #[error("the search failed: {0}")]
     Failed(String),
+    /// The level's lane has its queue full: ask again after `retry_after` seconds.
+    #[error(
+        "the computer has too many {lane} searches to do: it will have time in {retry_after} s"
+    )]
+    Busy {
+        /// The lane's name: `quick` (Novice to Normal) or `long` (Strong and Hard).
+        lane: &'static str,
+        /// Seconds to wait before asking again.
+        retry_after: u64,
+    },
+}
+
+/// One lane of searches: its capacity and its bounded queue.
+struct Lane {
+    name: &'static str,
+    free: Semaphore,
+    /// Searches waiting for a slot now.
+    waiting: std::sync::atomic::AtomicUsize,
+    max_waiting: usize,
+    retry_after: u64,
+}
+
+impl Lane {
+    fn new(name: &'static str, slots: usize, per_slot: usize, retry_after: u64) -> Lane {
+        Lane {
+            name,
+            free: Semaphore::new(slots),
+            waiting: Default::default(),
+            max_waiting: slots * per_slot,
+            retry_after,
+        }
+    }
+
+    /// A slot of this lane: at once, or after waiting in a queue that has room.
+    async fn slot(&self) -> Result<tokio::sync::SemaphorePermit<'_>, SearchError> {
+        if let Ok(permit) = self.free.try_acquire() {
+            return Ok(permit);
+        }
+        let busy = SearchError::Busy {
+            lane: self.name,
+            retry_after: self.retry_after,
+        };
+        // Counted before waiting, given back after: at most `max_waiting` wait at once.
+        if self.waiting.fetch_add(1, Ordering::SeqCst) >= self.max_waiting {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            return Err(busy);
+        }
+        let permit = self.free.acquire().await;
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        permit.map_err(|e| SearchError::Failed(e.to_string()))
+    }
+}
+
+/// Whether `level` searches in the dear lane.
+pub fn dear(level: Level) -> bool {
+    level >= Level::Strong
 }
 
 /// The engines and the flag that stops every search when the server stops.
@@ -51,20 +121,26 @@ pub struct Computer {
     /// (`$DAMA_EGTB`, else `~/.cache/dama/egtb`), opened once and shared, then the small
     /// in-memory ones. A server builds no files itself (`dama egtb build` does).
     endgames: Endgames,
-    free: Semaphore,
+    /// The cheap lane (Novice to Normal), then the dear one (Strong, Hard).
+    lanes: [Lane; 2],
     signals: Signals,
     metrics: Arc<Metrics>,
 }
 
 impl Computer {
-    /// At most `count` engines (at least one), searching at the same time, counted in
-    /// `metrics`.
+    /// `count` cheap searches (at least one) and half as many dear ones (at least one) at
+    /// the same time, each with its own engine, counted in `metrics`.
     pub fn new(count: usize, metrics: Arc<Metrics>) -> Computer {
-        let count = count.max(1);
+        let cheap = count.max(1);
+        let dear = (count / 2).max(1);
+        let dear_retry = HARD_TIME.as_secs().max(1);
         Computer {
-            engines: Mutex::new(Vec::with_capacity(count)),
+            engines: Mutex::new(Vec::with_capacity(cheap + dear)),
             endgames: Endgames::from_dir(&dama_search::egtb::default_dir(), false),
-            free: Semaphore::new(count),
+            lanes: [
+                Lane::new("quick", cheap, CHEAP_QUEUE, 1),
+                Lane::new("long", dear, DEAR_QUEUE, dear_retry),
+            ],
             signals: Signals::default(),
             metrics,
         }
@@ -73,6 +149,7 @@ impl Computer {
     /// `level`'s move in `game`, choosing with `rng`.
     ///
     /// # Errors
+    /// [`SearchError::Busy`] at once when the level's lane has its queue full,
     /// [`SearchError::Failed`] when the search task panicked or the pool is closed.
     pub async fn reply(
         &self,
@@ -83,16 +160,16 @@ impl Computer {
         self.metrics
             .searches_waiting
             .fetch_add(1, Ordering::Relaxed);
-        let permit = self.free.acquire().await;
+        let permit = self.lanes[usize::from(dear(level))].slot().await;
         self.metrics
             .searches_waiting
             .fetch_sub(1, Ordering::Relaxed);
-        let _permit = permit.map_err(|e| SearchError::Failed(e.to_string()))?;
+        let _permit = permit?;
         self.metrics
             .searches_running
             .fetch_add(1, Ordering::Relaxed);
         let _running = Running(&self.metrics);
-        // With a permit, an engine is free or fewer than `count` exist.
+        // With a permit, an engine is free or fewer than both lanes' slots exist.
         let free = self
             .engines
             .lock()
@@ -176,5 +253,52 @@ mod tests {
             assert!(Game::new().legal_moves().contains(&m));
         }
         assert_eq!(computer.engines.lock().unwrap().len(), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_cheap_reply_never_waits_behind_hard_and_a_full_queue_is_refused_at_once() {
+        let computer = Arc::new(Computer::new(2, Arc::default()));
+        // Out of the opening book: Hard thinks its full second.
+        let pos =
+            dama_rules::notation::fen::parse("W:W18,21,22,25,26,29,30,31:B2,3,5,9,10,11,12,15")
+                .unwrap();
+        let middle = Game::from_position(dama_rules::Variant::Italian, pos);
+        let hard = |seed| {
+            let (c, game) = (Arc::clone(&computer), middle.clone());
+            tokio::spawn(async move {
+                c.reply(game, Level::Hard, ChaCha8Rng::seed_from_u64(seed))
+                    .await
+            })
+        };
+        // One Hard search runs (a second of thinking), one waits: the dear lane is full.
+        let (running, queued) = (hard(1), hard(2));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let started = std::time::Instant::now();
+        let refused = hard(3).await.unwrap();
+        assert!(
+            matches!(
+                refused,
+                Err(SearchError::Busy {
+                    lane: "long",
+                    retry_after: 1
+                })
+            ),
+            "{refused:?}"
+        );
+        assert!(started.elapsed() < Duration::from_millis(100));
+        // Meanwhile Novice answers at once, in its own lane.
+        let started = std::time::Instant::now();
+        let novice = computer
+            .reply(Game::new(), Level::Novice, ChaCha8Rng::seed_from_u64(4))
+            .await
+            .unwrap();
+        assert!(novice.best.is_some());
+        assert!(
+            started.elapsed() < Duration::from_millis(500),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(running.await.unwrap().unwrap().best.is_some());
+        assert!(queued.await.unwrap().unwrap().best.is_some());
     }
 }

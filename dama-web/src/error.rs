@@ -6,8 +6,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 
-use super::api::BODY_LIMIT;
 use super::review::REVIEW_BODY_LIMIT;
+use super::state::BODY_LIMIT;
 use super::views::ReasonView;
 
 /// An error answer: a status, a code for programs, a message for people and, for a refused
@@ -55,6 +55,29 @@ impl ApiError {
                 "rate_limited",
                 format!("too many {what} from this address: try again in {secs} s"),
             )
+        }
+    }
+
+    /// 429: the address already follows `cap` event streams.
+    pub(super) fn too_many_streams(cap: usize) -> ApiError {
+        ApiError {
+            retry_after: Some(5),
+            ..ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_streams",
+                format!(
+                    "this address already follows the most event streams one address may \
+                     ({cap}): close one, or try again in 5 s"
+                ),
+            )
+        }
+    }
+
+    /// 503: the computer's queue for this level is full; ask again after `secs`.
+    pub(super) fn busy(message: String, secs: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(secs),
+            ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", message)
         }
     }
 
@@ -150,7 +173,8 @@ pub(super) struct ErrorView<'a> {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        if self.status.is_server_error() {
+        // A refusal that says when to come back (a full queue) is the load, not a fault.
+        if self.status.is_server_error() && self.retry_after.is_none() {
             tracing::warn!(status = %self.status, code = self.code, "{}", self.message);
         } else {
             tracing::debug!(status = %self.status, code = self.code, "{}", self.message);

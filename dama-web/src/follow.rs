@@ -1,12 +1,19 @@
 //! `GET /api/games/{id}/events`: each move committed to a game, pushed to the pages that
 //! follow it as Server-Sent Events, the number of moves so far as each event's id (a page
 //! that reconnects with `Last-Event-ID`, or `?after=N`, gets every move after that one, once).
+//!
+//! One client address follows at most `streams_per_address` streams at once (429 beyond), and
+//! a stream ends after `stream_lifetime`: the browser's EventSource reconnects by itself with
+//! `Last-Event-ID` (after the `retry` delay sent first), so a held stream never pins a slot
+//! for ever.
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{Path, Query};
+use axum::extract::{ConnectInfo, Extension, Path, Query};
 use axum::http::HeaderMap;
 use axum::response::sse::Event;
 use axum::response::Response;
@@ -14,9 +21,12 @@ use futures_util::StreamExt as _;
 use serde::Deserialize;
 use tokio::sync::watch;
 
-use super::api::State;
 use super::error::ApiError;
-use super::request::{event_stream, find, game_id, seat_secret};
+use super::fair::Ticket;
+use super::guard;
+use super::request::{event_stream, find, game_id};
+use super::seats::seat_secret;
+use super::state::State;
 use super::store::{Entry, GameId, Shared};
 use super::views::{game_view, landing_path, last_computer_view, move_view};
 
@@ -35,11 +45,20 @@ struct Follow {
     stopping: watch::Receiver<bool>,
     sent: usize,
     seat: Option<String>,
+    /// When the stream ends (the client reconnects).
+    until: tokio::time::Instant,
+    /// The address's place among its streams, given back when the stream ends.
+    _ticket: Ticket,
 }
 
+/// How long the browser waits before reconnecting to an ended stream.
+const RETRY: Duration = Duration::from_secs(1);
+
+/// `GET /api/games/{id}/events`.
 pub async fn events(
     axum::extract::State(state): axum::extract::State<Arc<State>>,
     path: Result<Path<String>, PathRejection>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     query: Result<Query<EventsQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
@@ -62,9 +81,22 @@ pub async fn events(
             )
         })?,
     };
+    let ip = guard::request_ip(&state, &headers, peer.as_ref().map(|e| &e.0));
+    let ticket = state
+        .streams
+        .take(ip, state.streams_per_address)
+        .ok_or_else(|| {
+            state
+                .metrics
+                .rate_limited
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            ApiError::too_many_streams(state.streams_per_address)
+        })?;
     let game = find(&state, id).await?;
     let changes = game.lock().await.changes.subscribe();
     let follow = Follow {
+        until: tokio::time::Instant::now() + state.stream_lifetime,
+        _ticket: ticket,
         id,
         game,
         changes,
@@ -74,13 +106,17 @@ pub async fn events(
             .seat
             .or_else(|| seat_secret(&headers).map(str::to_string)),
     };
-    let stream = futures_util::stream::unfold(follow, next_events)
-        .flat_map(|batch| futures_util::stream::iter(batch.into_iter().map(Ok::<_, Infallible>)));
+    let first = futures_util::stream::iter([Ok::<_, Infallible>(Event::default().retry(RETRY))]);
+    let stream = first.chain(
+        futures_util::stream::unfold(follow, next_events).flat_map(|batch| {
+            futures_util::stream::iter(batch.into_iter().map(Ok::<_, Infallible>))
+        }),
+    );
     Ok(event_stream(stream))
 }
 
 /// The events of the moves committed after those `f` has sent; waits for the next move,
-/// and ends when the server stops.
+/// and ends when the server stops or the stream's lifetime is over.
 async fn next_events(mut f: Follow) -> Option<(Vec<Event>, Follow)> {
     loop {
         if *f.stopping.borrow() {
@@ -101,6 +137,7 @@ async fn next_events(mut f: Follow) -> Option<(Vec<Event>, Follow)> {
         tokio::select! {
             changed = f.changes.changed() => changed.ok()?,
             _ = f.stopping.changed() => return None,
+            () = tokio::time::sleep_until(f.until) => return None,
         }
     }
 }

@@ -16,8 +16,8 @@ use governor::state::keyed::HashMapStateStore;
 use governor::{Quota, RateLimiter};
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use crate::api::State;
 use crate::error::ApiError;
+use crate::state::State;
 
 /// Nothing but this server's own files may load, no inline script or style, and no other
 /// site may frame the page.
@@ -167,7 +167,7 @@ pub async fn refuse_announced_large_bodies(req: Request, next: Next) -> Response
     let limit = if req.uri().path() == "/api/reviews" {
         crate::review::REVIEW_BODY_LIMIT
     } else {
-        crate::api::BODY_LIMIT
+        crate::state::BODY_LIMIT
     };
     match announced {
         Some(n) if n > limit as u64 => {

@@ -26,13 +26,18 @@ mod assets;
 mod computer;
 pub mod db;
 mod error;
+mod fair;
 mod follow;
+mod games;
 mod guard;
 mod live;
 mod metrics;
+mod moves;
 mod names;
 mod request;
 mod review;
+mod seats;
+mod state;
 mod status;
 mod store;
 mod views;
@@ -69,8 +74,18 @@ pub struct Options {
     pub data: Option<PathBuf>,
     /// A stored game untouched this long (finished or abandoned) is deleted.
     pub keep: Duration,
-    /// The most connections open at once; more are closed as soon as they are accepted.
+    /// The most connections open at once; more are closed as soon as they are accepted. The
+    /// last eighth is kept for addresses that hold only a few connections.
     pub max_connections: usize,
+    /// The most connections one client address may hold open (not counted behind a trusted
+    /// proxy, which must limit its clients itself: every connection comes from it).
+    pub connections_per_address: usize,
+    /// The most event streams (a game's moves, live analysis) one client address may follow
+    /// at once; more are refused with 429.
+    pub streams_per_address: usize,
+    /// An event stream ends after this long; the browser reconnects by itself, with
+    /// `Last-Event-ID`, and misses nothing.
+    pub stream_lifetime: Duration,
     /// A client must send a request's headers within this time (else it is cut off).
     pub header_timeout: Duration,
     /// A client must send a request's body within this time (else 408).
@@ -96,6 +111,9 @@ impl Options {
             data: None,
             keep: Duration::from_secs(30 * 24 * 3600),
             max_connections: 10_000,
+            connections_per_address: 64,
+            streams_per_address: 32,
+            stream_lifetime: Duration::from_secs(600),
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(10),
             games_per_minute: 30,
@@ -173,7 +191,9 @@ impl Server {
     /// most) and writes the database's log into its file.
     ///
     /// Each connection is served by hyper with a header read timeout; at most
-    /// `max_connections` are open at once (those over the cap are closed at once).
+    /// `max_connections` are open at once, at most `connections_per_address` from one
+    /// address, and past seven eighths of the cap only addresses holding fewer than four
+    /// (those over a cap are closed at once).
     ///
     /// # Errors
     /// When the database cannot be flushed at the end.
@@ -189,7 +209,7 @@ impl Server {
         } = self;
         tracing::info!(%local, max_games = opts.max_games, data = ?opts.data, "listening");
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-        let state = Arc::new(api::State::new(&opts, db.clone(), stop_rx));
+        let state = Arc::new(state::State::new(&opts, db.clone(), stop_rx));
         let sweeper = tokio::spawn(store::sweep_forever(Arc::clone(&state.store)));
         let tidier = tokio::spawn({
             let state = Arc::clone(&state);
@@ -207,7 +227,8 @@ impl Server {
         });
         let app = api::router(Arc::clone(&state));
         let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-        let slots = Arc::new(tokio::sync::Semaphore::new(opts.max_connections.max(1)));
+        let max_connections = opts.max_connections.max(1);
+        let slots = Arc::new(tokio::sync::Semaphore::new(max_connections));
         let mut stop = std::pin::pin!(stop);
         loop {
             let (stream, peer) = tokio::select! {
@@ -222,7 +243,15 @@ impl Server {
                 },
                 () = &mut stop => break,
             };
-            let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            // Behind a trusted proxy every connection is the proxy's: it limits per client.
+            let open = max_connections - slots.available_permits();
+            let cap = if opts.trust_proxy {
+                usize::MAX
+            } else {
+                fair::connection_cap(open, max_connections, opts.connections_per_address)
+            };
+            let held = state.connections.take(peer.ip(), cap);
+            let (Some(held), Ok(slot)) = (held, Arc::clone(&slots).try_acquire_owned()) else {
                 state
                     .metrics
                     .refused_connections
@@ -250,6 +279,7 @@ impl Server {
                 }
                 metrics.open_connections.fetch_sub(1, Ordering::Relaxed);
                 drop(slot);
+                drop(held);
             });
         }
         drop(listener);

@@ -28,9 +28,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::analysis::{line_view, table_view, Asked, MAX_LINES, SLOT_WAIT};
-use super::api::State;
 use super::error::ApiError;
 use super::request::{event_stream, limited, variant_of};
+use super::state::State;
 
 /// The query of `GET /api/analysis`.
 #[derive(Deserialize)]

@@ -17,10 +17,10 @@ use dama_search::Level;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::api::State;
 use super::error::{no_store, ApiError};
 use super::guard::{self, Limit};
-use super::store::{Entry, GameId, Kind, Seat, Shared};
+use super::state::State;
+use super::store::{Entry, GameId, Shared};
 
 /// The JSON object of a request body (an empty body is `{}`), with no fields but `allowed`.
 pub(crate) fn body_object(
@@ -117,11 +117,6 @@ pub(crate) async fn find(state: &State, id: GameId) -> Result<Shared, ApiError> 
     }
 }
 
-/// The seat secret a request carries (`X-Dama-Seat`).
-pub(crate) fn seat_secret(headers: &HeaderMap) -> Option<&str> {
-    headers.get("x-dama-seat").and_then(|v| v.to_str().ok())
-}
-
 /// What [`commit`] puts back when a write fails.
 pub(crate) struct Undo {
     model: Model,
@@ -175,39 +170,6 @@ pub(crate) fn unknown_game(state: &State, id: GameId) -> ApiError {
             state.store.keep().as_secs()
         ),
     )
-}
-
-/// Refuses when the one holding `seat` may not act on the game now.
-pub(crate) fn players_turn(entry: &Entry, seat: Option<Seat>) -> Result<(), ApiError> {
-    if entry.thinking {
-        return Err(ApiError::conflict(
-            "computer_thinking",
-            "the computer is thinking: wait for its move (POST .../reply)",
-        ));
-    }
-    not_over(entry)?;
-    if entry.kind != Kind::Computer {
-        let mover = entry.model.game().position().turn();
-        return match seat {
-            None => Err(ApiError::forbidden(
-                "not_a_player",
-                "you are watching this game: only the players' links (with their seat's \
-                 secret in X-Dama-Seat) may move",
-            )),
-            Some(s) if !s.plays(mover) => Err(ApiError::conflict(
-                "not_your_turn",
-                format!("it is {}'s turn: wait for your friend's move", mover.name()),
-            )),
-            Some(_) => Ok(()),
-        };
-    }
-    if !entry.model.human_to_move() {
-        return Err(ApiError::conflict(
-            "not_your_turn",
-            "it is the computer's turn: ask for its move (POST .../reply)",
-        ));
-    }
-    Ok(())
 }
 
 pub(crate) fn ok<T: Serialize>(status: StatusCode, body: T) -> Response {

@@ -28,9 +28,9 @@ use serde_json::Value;
 
 use super::analysis::{line_view, score_view, table_view, Analyst, Asked, ScoreView, TableView};
 use super::analysis::{Eval, LineView, REVIEW_MAX_NODES};
-use super::api::State;
 use super::error::{no_store, ApiError};
 use super::request::{body_object, found, limited, ok, shown, variant_of};
+use super::state::State;
 use super::store::{Entry, Kind};
 use super::views::{landing_path, move_text, numbers};
 

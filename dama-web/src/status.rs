@@ -8,10 +8,10 @@ use axum::response::{IntoResponse, Response};
 use dama_search::Level;
 use serde::Serialize;
 
-use super::api::State;
 use super::error::{no_store, ApiError};
 use super::guard::Player;
 use super::request::ok;
+use super::state::State;
 
 #[derive(Serialize, Default)]
 struct RecordView {

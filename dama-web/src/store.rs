@@ -1,8 +1,10 @@
 //! The live games: a bounded map from game id to game, in front of the database.
 //!
 //! At most `cap` games are kept in memory. Creating one more first forgets the games idle
-//! past the expiry; when all are still in use, the creation is refused (the API answers
-//! 503), so a flood of requests costs at most `cap` small games of memory. A game forgotten
+//! past the expiry; then, with the database on disk, the least recently used game that no
+//! request holds (it is in the database: it comes back on its next request). Only when every
+//! game is held by a request (or, in memory only, none is idle) is the creation refused (the
+//! API answers 503), so a flood of requests costs at most `cap` small games of memory. A game forgotten
 //! here stays in the database and comes back on its next request (with `--memory`, the
 //! database is in memory too and a forgotten game is deleted from it). A sweeper forgets
 //! idle games, and deletes stored games older than the keep time, in the background.
@@ -81,6 +83,8 @@ pub enum Seat {
     Black,
     /// Both sides (pass and play).
     Both,
+    /// The creator of a game against the computer (the side the model gives the player).
+    Owner,
 }
 
 impl Seat {
@@ -90,13 +94,14 @@ impl Seat {
             Seat::White => "white",
             Seat::Black => "black",
             Seat::Both => "both",
+            Seat::Owner => "owner",
         }
     }
 
     /// Whether this seat moves `c`'s pieces.
     pub fn plays(self, c: Color) -> bool {
         match self {
-            Seat::Both => true,
+            Seat::Both | Seat::Owner => true,
             Seat::White => c == Color::White,
             Seat::Black => c == Color::Black,
         }
@@ -128,7 +133,9 @@ pub struct Entry {
     pub seed: u64,
     /// Whether the computer is searching its move (the game may not change meanwhile).
     pub thinking: bool,
-    /// The seats' secrets, White's then Black's (friend and pass games).
+    /// The seats' secrets, White's then Black's: two in a friend game, the same one twice in
+    /// a pass game and in a computer game (its owner's). `None` only for a computer game
+    /// stored before games had owners: it can be watched, not played.
     pub secrets: Option<[String; 2]>,
     /// The players credited with each side's result, White's then Black's.
     pub players: [Option<String>; 2],
@@ -144,9 +151,8 @@ impl Entry {
     /// A new game of `kind`.
     pub fn new(model: Model, kind: Kind, seed: u64, player: Option<String>) -> Entry {
         let secrets = match kind {
-            Kind::Computer => None,
             Kind::Friend => Some([secret(), secret()]),
-            Kind::Pass => {
+            Kind::Computer | Kind::Pass => {
                 let s = secret();
                 Some([s.clone(), s])
             }
@@ -179,6 +185,7 @@ impl Entry {
                     == 0
         };
         match (same(given, white), same(given, black)) {
+            (true, true) if self.kind == Kind::Computer => Some(Seat::Owner),
             (true, true) => Some(Seat::Both),
             (true, false) => Some(Seat::White),
             (false, true) => Some(Seat::Black),
@@ -381,6 +388,9 @@ impl Store {
             } else {
                 Vec::new()
             };
+            if games.len() >= self.cap && self.persistent {
+                evict_lru(&mut games, None);
+            }
             if games.len() >= self.cap {
                 return Err(Full { cap: self.cap });
             }
@@ -444,7 +454,12 @@ impl Store {
             last_used: Instant::now(),
         });
         slot.last_used = Instant::now();
-        Ok(Some(Arc::clone(&slot.game)))
+        let game = Arc::clone(&slot.game);
+        // A game read back counts against the cap too.
+        if games.len() > self.cap && self.persistent {
+            evict_lru(&mut games, Some(id));
+        }
+        Ok(Some(game))
     }
 
     /// Forgets game `id`, here and in the database; whether it was there.
@@ -493,13 +508,31 @@ impl Store {
     }
 }
 
+/// Every game is in the database: the least recently used one that no request holds (other
+/// than `keep`) leaves memory, to come back on its next request.
+fn evict_lru(games: &mut HashMap<GameId, Slot>, keep: Option<GameId>) {
+    let lru = games
+        .iter()
+        .filter(|&(&id, slot)| Some(id) != keep && !held(slot))
+        .min_by_key(|(_, slot)| slot.last_used)
+        .map(|(&id, _)| id);
+    if let Some(id) = lru {
+        games.remove(&id);
+        tracing::debug!(%id, "the least recently used game left memory");
+    }
+}
+
+/// Whether some request holds the game (or the computer thinks in it): it is in use.
+fn held(slot: &Slot) -> bool {
+    Arc::strong_count(&slot.game) > 1 || slot.game.try_lock().is_err()
+}
+
 /// Removes the games idle since before `now - idle` that no request holds; their ids.
 fn expire(games: &mut HashMap<GameId, Slot>, idle: Duration, now: Instant) -> Vec<GameId> {
     let mut gone = Vec::new();
     games.retain(|&id, slot| {
         let fresh = now.saturating_duration_since(slot.last_used) < idle;
-        // A game some request holds (or the computer thinks in) is in use.
-        let kept = fresh || Arc::strong_count(&slot.game) > 1 || slot.game.try_lock().is_err();
+        let kept = fresh || held(slot);
         if !kept {
             gone.push(id);
         }
@@ -597,6 +630,40 @@ mod tests {
         assert_eq!(back.lock().await.model.game().moves().len(), 1);
         assert!(store.remove(a).await.unwrap());
         assert!(store.get(a).await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn on_disk_the_least_recently_used_game_makes_room_and_comes_back() {
+        let store = Store::new(
+            2,
+            Duration::from_secs(3600),
+            Db::open(None).unwrap(),
+            true,
+            Duration::from_secs(3600),
+        );
+        let (a, game) = store.insert(entry()).unwrap();
+        store
+            .commit(a, &*game.lock().await, Vec::new())
+            .await
+            .unwrap();
+        drop(game);
+        let (b, game) = store.insert(entry()).unwrap();
+        store
+            .commit(b, &*game.lock().await, Vec::new())
+            .await
+            .unwrap();
+        drop(game);
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(store.get(a).await.unwrap().is_some());
+        // b is the least recently used: it leaves memory for the new game, not a refusal.
+        let (c, held) = store.insert(entry()).unwrap();
+        assert_eq!(store.len(), 2);
+        assert!(!store.lock().contains_key(&b));
+        assert!(store.lock().contains_key(&a) && store.lock().contains_key(&c));
+        // Back from the database on its next request (making room again).
+        drop(held);
+        assert!(store.get(b).await.unwrap().is_some());
+        assert_eq!(store.len(), 2);
     }
 
     #[test]

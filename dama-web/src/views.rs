@@ -147,11 +147,13 @@ pub(super) struct GameView {
     /// The 32 squares, engine square 1 first: `w` `b` men, `W` `B` kings, `e` empty.
     pub(super) board: String,
     /// Whose turn: `player` (the one asking may move), `computer`, `opponent` (the other
-    /// seat of a friend game), `watching` (someone without a seat), or `over`.
+    /// seat of a friend game), `watching` (someone without a seat, who may only look), or
+    /// `over`.
     pub(super) turn: &'static str,
     /// Who plays the other side: `computer`, `friend`, or `pass` (two people, one device).
     pub(super) opponent: &'static str,
-    /// The seat of the one asking: `white`, `black`, `both` (pass and play), or none.
+    /// The seat of the one asking: `white`, `black`, `both` (pass and play), `owner` (the
+    /// creator of a computer game), or none (a watcher).
     pub(super) seat: Option<&'static str>,
     /// The side to move: `white` or `black`.
     pub(super) to_move: &'static str,
@@ -201,7 +203,9 @@ pub(super) fn game_view(
     let turn = if model.outcome().is_some() {
         "over"
     } else if entry.kind == Kind::Computer {
-        if model.human_to_move() {
+        if seat.is_none() {
+            "watching"
+        } else if model.human_to_move() {
             "player"
         } else {
             "computer"
@@ -218,7 +222,7 @@ pub(super) fn game_view(
         (Some([_, black]), Some(Seat::White)) if entry.kind == Kind::Friend => {
             (Some(seat_url(id, Some(black))), Some(seat_url(id, None)))
         }
-        (Some(_), Some(_)) => (None, Some(seat_url(id, None))),
+        (Some(_), Some(_)) if entry.kind != Kind::Computer => (None, Some(seat_url(id, None))),
         _ => (None, None),
     };
     let score = match seat {

@@ -4,7 +4,7 @@
 // and the editor (`/analysis?fen=...`), with live analysis of the position on the board and a
 // game against the computer from it. The server owns the rules and the engine.
 import { TEXTS, translator } from '/texts.js';
-import { api, ApiError } from '/api.js';
+import { api, ApiError, SEATS } from '/api.js';
 import { createBoard, el } from '/board.js';
 import { createEditor, writeFen } from '/editor.js';
 
@@ -413,6 +413,7 @@ async function playHere() {
   try {
     const g = await api('POST', '/api/games', { fen: editor.fen(), variant: S.variant, level });
     try { localStorage.setItem('dama.level', level); localStorage.setItem('dama.variant', S.variant); } catch (e) { /* private mode */ }
+    SEATS.set(g.id, g.secret);
     location.assign(`/?game=${g.id}`);
   } catch (e) {
     say(e instanceof ApiError ? e.message : t('offline', { e: e.message }));

@@ -1,13 +1,16 @@
 // dama serve: the API client, the one place that talks to the server. Every call sends
-// the seat's secret (friend and pass games) when the page has one; an error answer becomes
+// the seat's secret (a friend or pass game's seat, a computer game's owner) when the page
+// has one; an error answer becomes
 // an ApiError with the server's code, message and reason.
 
 export class ApiError extends Error {
-  constructor(status, error) {
+  constructor(status, error, retryAfter) {
     super(error && error.message ? error.message : 'HTTP ' + status);
     this.status = status;
     this.code = error && error.code;
     this.reason = error && error.reason;
+    /// Seconds the server asked to wait before asking again (429, 503), or 0.
+    this.retryAfter = retryAfter || 0;
   }
 }
 
@@ -18,10 +21,12 @@ export function useSeat(secret) {
   seat = secret || null;
 }
 
-/// `method path` with the JSON `body`: the answer's JSON (null for 204).
-export async function api(method, path, body) {
+/// `method path` with the JSON `body`: the answer's JSON (null for 204). `as` is a seat's
+/// secret for this one call (another game's), instead of the page's.
+export async function api(method, path, body, as) {
   const init = { method, headers: {} };
-  if (seat) init.headers['x-dama-seat'] = seat;
+  const secret = as || seat;
+  if (secret) init.headers['x-dama-seat'] = secret;
   if (body !== undefined) {
     init.headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -30,6 +35,26 @@ export async function api(method, path, body) {
   if (res.status === 204) return null;
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
-  if (!res.ok) throw new ApiError(res.status, data && data.error);
+  if (!res.ok) throw new ApiError(res.status, data && data.error, Number(res.headers.get('retry-after')) || 0);
   return data;
 }
+
+function stored(k) { try { return localStorage.getItem('dama.' + k); } catch (e) { return null; } }
+function store(k, v) { try { localStorage.setItem('dama.' + k, v); } catch (e) { /* private mode */ } }
+
+/// The seats this browser holds ("your games", in local storage): game id -> { secret, url,
+/// at }, the newest 50 kept. A computer game's secret makes a page its owner (url null); a
+/// friend game's seat link (url) brings Back or a reload to the same seat.
+export const SEATS = {
+  all() {
+    try { return JSON.parse(stored('seats') || '{}') || {}; } catch (e) { return {}; }
+  },
+  get(id) { const s = SEATS.all()[id]; return s && s.secret ? s : null; },
+  set(id, secret, url) {
+    if (!id || !secret) return;
+    const all = SEATS.all();
+    all[id] = { secret, url: url || null, at: Date.now() };
+    const kept = Object.entries(all).sort((a, b) => b[1].at - a[1].at).slice(0, 50);
+    store('seats', JSON.stringify(Object.fromEntries(kept)));
+  },
+};

@@ -2,7 +2,7 @@
 // the board, turns taps, clicks and keys into API calls, and animates what the server says.
 // An ES module (no build step): the texts are in texts.js, the API client in api.js.
 import { TEXTS, translator } from '/texts.js';
-import { api, ApiError, useSeat } from '/api.js';
+import { api, ApiError, useSeat, SEATS } from '/api.js';
 import { el } from '/board.js';
 
 (() => {
@@ -40,6 +40,13 @@ import { el } from '/board.js';
     const q = new URLSearchParams(location.search);
     S.urlGame = q.get('game');
     S.seat = q.get('seat');
+    if (S.urlGame && S.seat) SEATS.set(S.urlGame, S.seat, location.pathname + location.search);
+    // A computer game opened by its address (from the editor, or a reload) is this page's
+    // when this browser started it.
+    if (S.urlGame && !S.seat) {
+      const mine = SEATS.get(S.urlGame);
+      if (mine && !mine.url) S.seat = mine.secret;
+    }
     useSeat(S.seat);
   }
 
@@ -256,6 +263,7 @@ import { el } from '/board.js';
       if (g.last_computer_move) text += ' ' + t('computer_played', { m: g.last_computer_move.text.replace(/-/g, '\u2011') });
     }
     else if (g.turn === 'computer') text = t('thinking');
+    else if (g.turn === 'watching') text = t('watching');
     else text = endTitle();
     $('status').textContent = text;
   }
@@ -361,6 +369,49 @@ import { el } from '/board.js';
   }
 
   function say(text) { $('message').textContent = text; }
+
+  // ---------------------------------------------------------------------------------------
+  // Recovery: a request that fails for want of the server is asked again, then left to the
+  // Retry button, which reads the game afresh and goes on from there.
+
+  /// Seconds between the tries of a request the server did not answer.
+  const BACKOFF = [1, 2, 4];
+  /// The most times a "busy, ask again in N s" answer (503 with Retry-After) is honoured.
+  const BUSY_TRIES = 30;
+
+  const lost = (e) => !(e instanceof ApiError) || e.status >= 500;
+
+  /// `call()` (an API request) until it is answered: after Retry-After seconds when the
+  /// server is busy, after 1, 2 and 4 s when it did not answer; then the error is thrown.
+  async function persist(call) {
+    let tries = 0;
+    let busy = 0;
+    for (;;) {
+      try {
+        return await call();
+      } catch (e) {
+        if (!lost(e)) throw e;
+        if (e instanceof ApiError && e.status === 503 && e.retryAfter && busy < BUSY_TRIES) {
+          busy += 1;
+          say(t('busy_wait', { n: e.retryAfter }));
+          await sleep(e.retryAfter * 1000);
+        } else if (tries < BACKOFF.length) {
+          say(t('retrying', { n: BACKOFF[tries] }));
+          await sleep(BACKOFF[tries] * 1000);
+          tries += 1;
+        } else {
+          throw e;
+        }
+      }
+    }
+  }
+
+  function showRetry(e) {
+    say(t('failed_retry', { e: e && e.message ? e.message : String(e) }));
+    $('retry-row').classList.remove('hidden');
+  }
+
+  function hideRetry() { $('retry-row').classList.add('hidden'); }
 
   function announce(text) {
     // Cleared first so that the same words twice are read twice.
@@ -531,13 +582,15 @@ import { el } from '/board.js';
     setBusy(true);
     drawStatus();
     try {
-      const r = await api('POST', `/api/games/${S.game.id}/reply`);
+      const r = await persist(() => api('POST', `/api/games/${S.game.id}/reply`));
+      say('');
       await animate(r.played);
       S.game = r.game;
       render();
       announce(t('computer_played', { m: r.played.text }));
     } catch (e) {
-      if (e.code === 'computer_thinking') {
+      if (e.code === 'computer_thinking' || e.code === 'not_computer_turn') {
+        // Already under way (or done, when an earlier try's answer was lost): read it.
         await sleep(400);
         setBusy(false);
         return refresh();
@@ -550,7 +603,8 @@ import { el } from '/board.js';
 
   async function refresh() {
     try {
-      S.game = await api('GET', `/api/games/${S.game.id}`);
+      S.game = await persist(() => api('GET', `/api/games/${S.game.id}`));
+      hideRetry();
       render();
       if (S.game.turn === 'computer') {
         if (S.game.thinking) {
@@ -566,6 +620,10 @@ import { el } from '/board.js';
   }
 
   async function failed(e) {
+    if (lost(e)) {
+      showRetry(e);
+      return;
+    }
     if (e instanceof ApiError) {
       if (e.code === 'unknown_game') {
         await newGame(t('expired'));
@@ -580,7 +638,8 @@ import { el } from '/board.js';
 
   async function newGame(message) {
     setBusy(true);
-    const old = S.game && S.game.opponent === 'computer' && S.game.id;
+    const old = S.game && S.game.opponent === 'computer' && S.game.turn !== 'over' && S.game.seat === 'owner'
+      ? { id: S.game.id, secret: S.seat } : null;
     clearSelection();
     unfollow();
     if (S.seat || S.urlGame) {
@@ -590,9 +649,14 @@ import { el } from '/board.js';
       history.replaceState(null, '', '/');
     }
     try {
-      S.game = await api('POST', '/api/games', { variant: S.variant, level: S.level });
+      const g = await api('POST', '/api/games', { variant: S.variant, level: S.level });
+      SEATS.set(g.id, g.secret);
+      S.seat = g.secret;
+      useSeat(S.seat);
+      S.game = g;
       STORE.set('game', S.game.id);
-      if (old) api('DELETE', `/api/games/${old}`).catch(() => {});
+      // An unfinished game left for a new one is deleted; a finished one stays for its review.
+      if (old && old.secret) api('DELETE', `/api/games/${old.id}`, undefined, old.secret).catch(() => {});
       render();
       say(message || t('new_started', { v: variantName(S.game.variant), name: levelName(S.level) }));
     } catch (e) {
@@ -685,7 +749,7 @@ import { el } from '/board.js';
     STORE.set('level', name);
     drawLevel();
     say(t('level_set', { k: LEVELS.indexOf(name) + 1, name: levelName(name) }));
-    if (!S.game || S.game.opponent !== 'computer') return;
+    if (!S.game || S.game.opponent !== 'computer' || S.game.seat !== 'owner') return;
     try {
       const g = await api('POST', `/api/games/${S.game.id}/level`, { level: name });
       if (!S.busy) {
@@ -762,6 +826,13 @@ import { el } from '/board.js';
       setLevel(LEVELS[(LEVELS.indexOf(S.level) + 1) % LEVELS.length]);
     });
     $('new-game').addEventListener('click', () => { if (!S.busy) newGame(); });
+    $('retry').addEventListener('click', async () => {
+      if (S.busy || !S.game) return;
+      hideRetry();
+      say('');
+      setBusy(true);
+      try { await refresh(); } finally { setBusy(false); }
+    });
     $('friend-game').addEventListener('click', () => newFriendGame('friend'));
     $('pass-game').addEventListener('click', () => newFriendGame('pass'));
     $('invite-copy').addEventListener('click', async () => {
@@ -785,6 +856,7 @@ import { el } from '/board.js';
     document.documentElement.lang = LANG;
     $('variant-caption').textContent = t('rules_select');
     $('new-game').textContent = t('new_game');
+    $('retry').textContent = t('retry');
     $('friend-game').textContent = t('play_friend');
     $('pass-game').textContent = t('pass_play');
     $('end-new').textContent = t('new_game');
@@ -844,9 +916,13 @@ import { el } from '/board.js';
       }
     }
     const saved = STORE.get('game');
-    if (saved) {
+    const mine = saved && SEATS.get(saved);
+    if (mine) {
       try {
+        S.seat = mine.secret;
+        useSeat(S.seat);
         S.game = await api('GET', `/api/games/${encodeURIComponent(saved)}`);
+        if (S.game.seat !== 'owner') throw new Error('not this page\'s game');
         S.variant = S.game.variant;
         select.value = S.variant;
         render();
@@ -855,6 +931,8 @@ import { el } from '/board.js';
         return;
       } catch (e) {
         STORE.del('game');
+        S.seat = null;
+        useSeat(null);
       }
     }
     await newGame();

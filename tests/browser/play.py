@@ -6,6 +6,10 @@ Starts `DAMA_BINARY serve --port 0`, opens the page in Chromium (Debian's, throu
 Playwright for Python; CHROMIUM names another executable) and checks on the way:
 - the page starts at Normal; key 1 switches to Novice, which survives a reload (browser
   storage), as does the game itself;
+- another browser opening the game's address only watches: told so, its clicks select
+  nothing, and its move is refused with 403 `not_a_player`;
+- a reply whose every try is lost (the connection dropped) leaves a Retry button, which
+  brings the computer's move;
 - the squares' names for screen readers (`square 22, white man`, `square 17, empty`) and
   selection from the keyboard;
 - the dots after selecting a piece, and after each landing of a multi-jump, are exactly the
@@ -70,7 +74,7 @@ def wait_ready(page):
 
 def game_of(server, page):
     gid = page.evaluate("document.body.dataset.gameId")
-    status, game = server.api(f"/api/games/{gid}")
+    status, game = server.api(f"/api/games/{gid}", seat=serving.page_secret(page, gid))
     check(status == 200, f"GET game {gid}: {status} {game}")
     return game
 
@@ -131,7 +135,8 @@ def try_capture_elsewhere(server, page, game):
     for sq in own:
         if sq in game["movable"]:
             continue
-        status, t = server.api(f"/api/games/{game['id']}/targets?square={sq}")
+        status, t = server.api(f"/api/games/{game['id']}/targets?square={sq}",
+                               seat=serving.page_secret(page, game["id"]))
         check(status == 200, f"targets of {sq}: {status} {t}")
         reason = t["reason"]
         if not reason or reason["code"] != "must_capture":
@@ -177,7 +182,8 @@ def shoot(page, out_dir):
 def play_move(binary, server, page, game, out_dir, turn):
     hub = best_move(binary, game["fen"])
     start = int(re.split("[-x]", hub)[0])
-    status, t = server.api(f"/api/games/{game['id']}/targets?square={start}")
+    status, t = server.api(f"/api/games/{game['id']}/targets?square={start}",
+                           seat=serving.page_secret(page, game["id"]))
     check(status == 200 and not t["reason"], f"targets of {start}: {status} {t}")
     move = next((m for m in t["moves"] if m["hub"] == hub), None)
     check(move is not None, f"{hub} among the moves of {start}: {t['moves']}")
@@ -198,6 +204,52 @@ def play_move(binary, server, page, game, out_dir, turn):
         page.click(f'#squares .square[data-sq="{landing}"]')
         entered.append(landing)
     return move
+
+
+def check_stranger(browser, server, gid):
+    """Another browser (no storage) opening the game's address may watch, not play."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US",
+                                  bypass_csp=True)
+    page = context.new_page()
+    page.goto(server.url + f"?game={gid}")
+    page.wait_for_selector("#pieces .piece")
+    page.wait_for_function("document.body.dataset.turn === 'watching'")
+    status = page.inner_text("#status")
+    check(status == "You are watching this game.", f"a stranger is told {status!r}")
+    before = game_of(server, page)
+    page.click('#squares .square[data-sq="22"]')
+    page.wait_for_timeout(300)
+    check(numbers(page, "#marks .dot") == [], "a stranger's click selects nothing")
+    # Asked directly, the server refuses the stranger with a JSON error.
+    answer = page.evaluate(
+        "async (gid) => { const r = await fetch(`/api/games/${gid}/move`, {method: 'POST',"
+        " headers: {'content-type': 'application/json'}, body: JSON.stringify({move: '22-18'})});"
+        " return [r.status, (await r.json()).error.code]; }", gid)
+    check(answer == [403, "not_a_player"], f"a stranger's move: {answer}")
+    after = game_of(server, page)
+    check(after["ply"] == before["ply"], "the stranger changed nothing")
+    context.close()
+
+
+def check_retry(page, errors):
+    """A reply lost on the way (the connection dropped, every try) leaves a Retry button that
+    goes on with the game."""
+    seen = len(errors)
+    page.route("**/api/games/*/reply", lambda route: route.abort())
+    page.click('#squares .square[data-sq="22"]')
+    page.wait_for_selector("#marks .dot")
+    page.click('#squares .square[data-sq="18"]')
+    page.wait_for_selector("#retry-row:not(.hidden)", timeout=20000)
+    said = page.inner_text("#message")
+    check(said.startswith("The server did not answer"), f"after the lost replies: {said!r}")
+    check(page.inner_text("#retry") == "Retry", "the Retry button")
+    page.unroute("**/api/games/*/reply")
+    page.click("#retry")
+    page.wait_for_function("document.body.dataset.ply === '2'", timeout=20000)
+    wait_ready(page)
+    check(page.is_hidden("#retry-row"), "the Retry button goes once the reply came")
+    # The aborted requests' console lines are this check's own.
+    del errors[seen:]
 
 
 def main():
@@ -223,6 +275,8 @@ def main():
             wait_ready(page)
             check(page.inner_text("#status").startswith("Your move"), "the player starts")
             check_level_and_reload(server, page)
+            check_stranger(browser, server, page.evaluate("document.body.dataset.gameId"))
+            check_retry(page, errors)
             check_names_and_keyboard(page)
 
             capture_seen = False

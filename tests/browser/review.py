@@ -132,8 +132,8 @@ def check_stored_review(page, server):
     status, g = server.api("/api/games", "POST", {"level": "novice", "seed": 5})
     check(status == 201, f"new game: {status} {g}")
     gid = g["id"]
-    server.api(f"/api/games/{gid}/move", "POST", {"move": "22-18"})
-    server.api(f"/api/games/{gid}/reply", "POST")
+    server.api(f"/api/games/{gid}/move", "POST", {"move": "22-18"}, seat=g["secret"])
+    server.api(f"/api/games/{gid}/reply", "POST", seat=g["secret"])
     page.goto(server.url + f"review/{gid}?depth={DEPTH}")
     page.wait_for_function("document.body.dataset.reviewed === '1'", timeout=30000)
     count = page.eval_on_selector_all("#move-list .mv", "els => els.length")

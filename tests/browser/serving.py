@@ -22,10 +22,13 @@ class Server:
             raise SystemExit(f"dama serve printed no address: {line!r}")
         self.url = match.group(0)
 
-    def api(self, path, method="GET", body=None):
+    def api(self, path, method="GET", body=None, seat=None):
+        """`method path` with the JSON `body` (and a seat's or owner's secret): status, JSON."""
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.url + path.lstrip("/"), data=data, method=method)
         req.add_header("content-type", "application/json")
+        if seat:
+            req.add_header("x-dama-seat", seat)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as res:
                 return res.status, json.loads(res.read() or b"null")
@@ -46,3 +49,10 @@ class Server:
 def check(cond, what):
     if not cond:
         raise AssertionError(what)
+
+
+def page_secret(page, gid):
+    """The secret the page keeps for game `gid` (its owner's or seat's), or None."""
+    return page.evaluate(
+        "(gid) => { try { const s = JSON.parse(localStorage.getItem('dama.seats') || '{}')[gid];"
+        " return s ? s.secret : null; } catch (e) { return null; } }", gid)

@@ -40,9 +40,10 @@ class Client:
     async def open(self):
         self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
 
-    async def call(self, method, path, body=None):
+    async def call(self, method, path, body=None, seat=None):
         data = b"" if body is None else json.dumps(body).encode()
-        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n"
+        owner = f"X-Dama-Seat: {seat}\r\n" if seat else ""
+        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n{owner}"
                 f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n")
         self.writer.write(head.encode() + data)
         await self.writer.drain()
@@ -68,9 +69,11 @@ async def play_one(host, port, level, moves, rng, times, counts, keep=False):
     client = Client(host, port)
     await client.open()
 
+    secret = None
+
     async def timed(kind, method, path, body=None):
         start = time.perf_counter()
-        status, answer = await client.call(method, path, body)
+        status, answer = await client.call(method, path, body, secret)
         times.setdefault(kind, []).append(time.perf_counter() - start)
         counts[status] = counts.get(status, 0) + 1
         return status, answer
@@ -79,7 +82,7 @@ async def play_one(host, port, level, moves, rng, times, counts, keep=False):
         status, game = await timed("new game", "POST", "/api/games", {"level": level})
         if status != 201:
             return "refused"
-        gid = game["id"]
+        gid, secret = game["id"], game["secret"]
         for _ in range(moves):
             if game["turn"] == "over":
                 break

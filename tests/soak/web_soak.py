@@ -105,11 +105,11 @@ class Soak:
                                                           "seed": self.rng.randrange(1 << 30)},
                                    expect=(201, 503))
         if status == 201:
-            self.games.append((answer["id"], answer))
+            self.games.append((answer["id"], answer, answer["secret"]))
         elif status == 503 and self.games:
             # The store is full: forget a game, as a leaving player would.
-            gid, _ = self.games.pop(0)
-            self.call("DELETE", f"/api/games/{gid}", expect=(200, 204, 404))
+            gid, _, secret = self.games.pop(0)
+            self.call("DELETE", f"/api/games/{gid}", seat=secret, expect=(200, 204, 404))
 
     def friend_step(self):
         """A friend game: a seat's move, a spectator's refused, the move pushed as an event."""
@@ -150,24 +150,26 @@ class Soak:
             self.new_game()
             return
         i = self.rng.randrange(len(self.games))
-        gid, game = self.games[i]
+        gid, game, secret = self.games[i]
         if game["turn"] == "over" or self.rng.random() < 0.01:
-            self.call("DELETE", f"/api/games/{gid}", expect=(200, 204, 404))
+            self.call("DELETE", f"/api/games/{gid}", seat=secret, expect=(200, 204, 404))
             self.games.pop(i)
             return
         if game["turn"] != "player":
-            status, answer = self.call("POST", f"/api/games/{gid}/reply", expect=(200,))
+            status, answer = self.call("POST", f"/api/games/{gid}/reply", seat=secret,
+                                       expect=(200,))
         else:
             sq = self.rng.choice(game["movable"])
-            status, t = self.call("GET", f"/api/games/{gid}/targets?square={sq}", expect=(200,))
+            status, t = self.call("GET", f"/api/games/{gid}/targets?square={sq}", seat=secret,
+                                  expect=(200,))
             if status != 200 or not t.get("moves"):
                 return
             m = self.rng.choice(t["moves"])
             path = [m["from"]] + self.rng.choice(m["paths"])
             status, answer = self.call("POST", f"/api/games/{gid}/move", {"path": path},
-                                       expect=(200,))
+                                       seat=secret, expect=(200,))
         if status == 200:
-            self.games[i] = (gid, answer["game"])
+            self.games[i] = (gid, answer["game"], secret)
 
     def bad_step(self):
         gid = self.games[0][0] if self.games else "g0"

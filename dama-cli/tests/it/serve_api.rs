@@ -17,6 +17,9 @@ use serde_json::{json, Value};
 struct Server {
     child: Child,
     addr: String,
+    /// The owner's secret of each game this client created (sent as `X-Dama-Seat` with
+    /// every request on that game, as the page does).
+    secrets: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
 impl Server {
@@ -46,7 +49,11 @@ impl Server {
             .to_string();
         assert!(addr.starts_with("127.0.0.1:"), "{line}");
         assert!(!addr.ends_with(":0"), "the real port is printed: {line}");
-        Server { child, addr }
+        Server {
+            child,
+            addr,
+            secrets: Default::default(),
+        }
     }
 
     /// Sends `method path` with `body` (raw bytes); the status and the JSON answer
@@ -56,8 +63,13 @@ impl Server {
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
             .unwrap();
+        let seat = path
+            .strip_prefix("/api/games/")
+            .and_then(|rest| rest.get(..32))
+            .and_then(|id| self.secrets.lock().unwrap().get(id).cloned())
+            .map_or_else(String::new, |s| format!("X-Dama-Seat: {s}\r\n"));
         let head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n{seat}\
              Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
             self.addr,
             body.len()
@@ -91,7 +103,16 @@ impl Server {
 
     fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
         let bytes = body.map(|b| b.to_string()).unwrap_or_default();
-        self.raw(method, path, bytes.as_bytes())
+        let (status, answer) = self.raw(method, path, bytes.as_bytes());
+        if let (201, Some(id), Some(secret)) =
+            (status, answer["id"].as_str(), answer["secret"].as_str())
+        {
+            self.secrets
+                .lock()
+                .unwrap()
+                .insert(id.to_string(), secret.to_string());
+        }
+        (status, answer)
     }
 
     fn new_game(&self, body: Value) -> Value {

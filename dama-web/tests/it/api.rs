@@ -159,6 +159,73 @@ fn a_friend_game_has_two_seats_and_a_spectator_who_may_not_move() {
     assert!(rest.contains("\"turn\":\"over\""), "{rest}");
 }
 
+#[test]
+fn a_stranger_is_refused_in_a_computer_game_that_its_owner_plays_on() {
+    let server = Running::start(opts());
+    let (status, game) = server.json("POST", "/api/games", &[], json!({"level": "novice"}));
+    assert_eq!(
+        (status, game["seat"].as_str()),
+        (201, Some("owner")),
+        "{game}"
+    );
+    let id = game["id"].as_str().unwrap().to_string();
+    let owner = game["secret"].as_str().unwrap().to_string();
+    let path = |rest: &str| format!("/api/games/{id}{rest}");
+    let made_up = "0".repeat(32);
+    for stranger in [&[][..], &[("X-Dama-Seat", made_up.as_str())][..]] {
+        for (method, rest, body) in [
+            ("POST", "/move", json!({"move": "22-18"})),
+            ("POST", "/reply", Value::Null),
+            ("POST", "/level", json!({"level": "hard"})),
+            ("GET", "/targets?square=22", Value::Null),
+            ("DELETE", "", Value::Null),
+        ] {
+            let (status, err) = server.json(method, &path(rest), stranger, body);
+            assert_eq!(
+                (status, code(&err)),
+                (403, "not_a_player"),
+                "{method} {rest}: {err}"
+            );
+            assert!(
+                err["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("read-only"),
+                "{err}"
+            );
+        }
+        // A stranger may look: the game is shown, read-only.
+        let (status, view) = server.json("GET", &path(""), stranger, Value::Null);
+        assert_eq!(
+            (status, view["turn"].as_str()),
+            (200, Some("watching")),
+            "{view}"
+        );
+        assert_eq!(view["movable"], json!([]));
+    }
+    // The owner plays on, and a reload (the same secret again) is the owner again.
+    let mine = [("X-Dama-Seat", owner.as_str())];
+    let (status, played) = server.json("POST", &path("/move"), &mine, json!({"move": "22-18"}));
+    assert_eq!(
+        (status, played["game"]["turn"].as_str()),
+        (200, Some("computer")),
+        "{played}"
+    );
+    let (status, played) = server.json("POST", &path("/reply"), &mine, Value::Null);
+    assert_eq!(
+        (status, played["game"]["turn"].as_str()),
+        (200, Some("player")),
+        "{played}"
+    );
+    let (status, view) = server.json("GET", &path(""), &mine, Value::Null);
+    assert_eq!(
+        (status, view["seat"].as_str(), view["ply"].as_u64()),
+        (200, Some("owner"), Some(2))
+    );
+    let (status, _) = server.json("DELETE", &path(""), &mine, Value::Null);
+    assert_eq!(status, 204);
+}
+
 /// The text of an event stream up to `until` (or 10 s).
 fn read_events(server: &Running, path: &str, headers: &[(&str, &str)], until: &str) -> String {
     let mut stream = TcpStream::connect(server.addr).unwrap();
@@ -233,7 +300,7 @@ fn a_move_pushed_to_a_follower_arrives_within_a_second() {
 #[test]
 fn a_restart_on_the_same_data_keeps_every_acknowledged_move() {
     let dir = scratch("restart");
-    let (id, before, friend, white) = {
+    let (id, before, friend, white, owner) = {
         let server = Running::start(stored(&dir));
         let (_, game) = server.json(
             "POST",
@@ -242,11 +309,13 @@ fn a_restart_on_the_same_data_keeps_every_acknowledged_move() {
             json!({"level": "novice", "seed": 7}),
         );
         let id = game["id"].as_str().unwrap().to_string();
+        let owner = game["secret"].as_str().unwrap().to_string();
+        let mine = [("X-Dama-Seat", owner.as_str())];
         for mv in ["22-18", "21-17", "24-20"] {
             let (status, played) = server.json(
                 "POST",
                 &format!("/api/games/{id}/move"),
-                &[],
+                &mine,
                 json!({"move": mv}),
             );
             if status != 200 {
@@ -254,14 +323,18 @@ fn a_restart_on_the_same_data_keeps_every_acknowledged_move() {
                 assert_eq!(status, 422, "{played}");
                 break;
             }
-            let (status, _) =
-                server.json("POST", &format!("/api/games/{id}/reply"), &[], Value::Null);
+            let (status, _) = server.json(
+                "POST",
+                &format!("/api/games/{id}/reply"),
+                &mine,
+                Value::Null,
+            );
             assert_eq!(status, 200);
         }
         server.json(
             "POST",
             &format!("/api/games/{id}/level"),
-            &[],
+            &mine,
             json!({"level": "easy"}),
         );
         let (_, before) = server.json("GET", &format!("/api/games/{id}"), &[], Value::Null);
@@ -275,7 +348,7 @@ fn a_restart_on_the_same_data_keeps_every_acknowledged_move() {
             json!({"move": "22-18"}),
         );
         assert_eq!(status, 200);
-        (id, before, fid, white)
+        (id, before, fid, white, owner)
     };
     let server = Running::start(stored(&dir));
     let (status, after) = server.json("GET", &format!("/api/games/{id}"), &[], Value::Null);
@@ -283,7 +356,13 @@ fn a_restart_on_the_same_data_keeps_every_acknowledged_move() {
     assert_eq!(after, before);
     assert!(after["moves"].as_array().unwrap().len() >= 2);
     // The game goes on, and the computer's choices go on from where they were.
-    let (status, _) = server.json("POST", &format!("/api/games/{id}/reply"), &[], Value::Null);
+    let mine = [("X-Dama-Seat", owner.as_str())];
+    let (status, _) = server.json(
+        "POST",
+        &format!("/api/games/{id}/reply"),
+        &mine,
+        Value::Null,
+    );
     assert_eq!(status, 409, "the player is to move");
     let (status, view) = server.json(
         "GET",
@@ -369,13 +448,19 @@ fn health_and_metrics_in_the_prometheus_text_format() {
     assert_eq!((status, health["status"].as_str()), (200, Some("ok")));
     let (_, game) = server.json("POST", "/api/games", &[], json!({"level": 1}));
     let id = game["id"].as_str().unwrap();
+    let mine = [("X-Dama-Seat", game["secret"].as_str().unwrap())];
     server.json(
         "POST",
         &format!("/api/games/{id}/move"),
-        &[],
+        &mine,
         json!({"move": "22-18"}),
     );
-    server.json("POST", &format!("/api/games/{id}/reply"), &[], Value::Null);
+    server.json(
+        "POST",
+        &format!("/api/games/{id}/reply"),
+        &mine,
+        Value::Null,
+    );
     server.send("GET", "/nowhere", &[], "");
     let a = server.send("GET", "/metrics", &[], "");
     assert_eq!(a.status, 200);
@@ -456,6 +541,8 @@ fn half_open_connections_stall_no_one_and_are_cut_off_at_the_timeout() {
     let n = (open_file_limit() / 2).saturating_sub(200).min(5000);
     let server = Running::start(Options {
         header_timeout: Duration::from_secs(2),
+        // Many clients, played from one address.
+        connections_per_address: n + 10,
         ..opts()
     });
     let mut idle = Vec::with_capacity(n);
@@ -497,37 +584,154 @@ fn half_open_connections_stall_no_one_and_are_cut_off_at_the_timeout() {
     }
 }
 
-#[test]
-fn connections_over_the_cap_are_closed_at_once() {
-    let server = Running::start(Options {
-        max_connections: 8,
-        ..opts()
+/// A connection to `to` from the loopback address `src` (127.0.0.0/8 is all this machine's).
+fn connect_from(src: &str, to: std::net::SocketAddr) -> TcpStream {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let stream = rt.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(format!("{src}:0").parse().unwrap()).unwrap();
+        socket.connect(to).await.unwrap().into_std().unwrap()
     });
-    let held: Vec<TcpStream> = (0..8)
-        .map(|_| TcpStream::connect(server.addr).unwrap())
-        .collect();
-    std::thread::sleep(Duration::from_millis(200));
-    let mut extra = TcpStream::connect(server.addr).unwrap();
-    extra
+    stream.set_nonblocking(false).unwrap();
+    stream
+}
+
+/// Whether a connection is answered (else it was closed at once).
+fn answered(mut stream: TcpStream) -> bool {
+    stream
         .set_read_timeout(Some(Duration::from_secs(5)))
         .unwrap();
-    let _ = extra.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    let _ = stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
     let mut buf = [0u8; 64];
-    let n = extra.read(&mut buf).unwrap_or(0);
-    assert_eq!(
-        n,
-        0,
-        "no answer over the cap: {:?}",
-        String::from_utf8_lossy(&buf[..n])
-    );
+    let n = stream.read(&mut buf).unwrap_or(0);
+    String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200")
+}
+
+#[test]
+fn connections_over_the_caps_are_closed_at_once_and_new_addresses_still_get_in() {
+    let server = Running::start(Options {
+        max_connections: 16,
+        connections_per_address: 8,
+        ..opts()
+    });
+    let hold = |src: &str, n: usize| -> Vec<TcpStream> {
+        (0..n).map(|_| connect_from(src, server.addr)).collect()
+    };
+    let settle = || std::thread::sleep(Duration::from_millis(200));
+    // One address gets its 8, not a 9th.
+    let mut held = hold("127.0.0.1", 8);
+    settle();
+    assert!(!answered(connect_from("127.0.0.1", server.addr)));
+    // 14 of 16 open: the last two are kept for addresses holding fewer than four.
+    held.extend(hold("127.0.0.2", 6));
+    settle();
+    assert!(!answered(connect_from("127.0.0.2", server.addr)));
+    assert!(answered(connect_from("127.0.0.3", server.addr)));
+    settle();
+    // The global cap still holds.
+    held.extend(hold("127.0.0.4", 1));
+    held.extend(hold("127.0.0.5", 1));
+    settle();
+    assert!(!answered(connect_from("127.0.0.6", server.addr)));
     drop(held);
-    std::thread::sleep(Duration::from_millis(200));
+    settle();
     let a = server.send("GET", "/metrics", &[], "");
     assert!(
-        a.body.contains("dama_refused_connections_total 1\n"),
+        a.body.contains("dama_refused_connections_total 3\n"),
         "{}",
         a.body
     );
+}
+
+/// Opens the event stream `path` as `client` (its X-Forwarded-For) and reads its head.
+fn open_stream(server: &Running, path: &str, client: &str) -> (TcpStream, String) {
+    let mut stream = TcpStream::connect(server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {client}\r\n\r\n"
+    )
+    .unwrap();
+    let mut buf = [0u8; 4096];
+    let n = stream.read(&mut buf).unwrap_or(0);
+    (stream, String::from_utf8_lossy(&buf[..n]).into_owned())
+}
+
+#[test]
+fn one_address_follows_at_most_its_streams_while_another_still_gets_in() {
+    let server = Running::start(Options {
+        streams_per_address: 32,
+        trust_proxy: true,
+        ..opts()
+    });
+    let (_, game) = server.json("POST", "/api/games", &[], json!({"opponent": "friend"}));
+    let path = format!("/api/games/{}/events", game["id"].as_str().unwrap());
+    let mut held = Vec::new();
+    for _ in 0..32 {
+        let (stream, head) = open_stream(&server, &path, "203.0.113.1");
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        held.push(stream);
+    }
+    let (_, refused) = open_stream(&server, &path, "203.0.113.1");
+    assert!(refused.starts_with("HTTP/1.1 429"), "{refused}");
+    assert!(refused.contains("too_many_streams"), "{refused}");
+    assert!(
+        refused.to_ascii_lowercase().contains("retry-after: 5"),
+        "{refused}"
+    );
+    let (_, other) = open_stream(&server, &path, "203.0.113.2");
+    assert!(other.starts_with("HTTP/1.1 200"), "{other}");
+    // A stream closed gives its place back.
+    drop(held.pop());
+    std::thread::sleep(Duration::from_millis(300));
+    let (_, again) = open_stream(&server, &path, "203.0.113.1");
+    assert!(again.starts_with("HTTP/1.1 200"), "{again}");
+}
+
+#[test]
+fn a_stream_ends_after_its_lifetime_and_the_client_resumes_by_last_event_id() {
+    let server = Running::start(Options {
+        stream_lifetime: Duration::from_secs(1),
+        ..opts()
+    });
+    let (_, game) = server.json("POST", "/api/games", &[], json!({"opponent": "friend"}));
+    let id = game["id"].as_str().unwrap().to_string();
+    let white = secret(&game["white_url"]);
+    let path = format!("/api/games/{id}/events");
+    let started = Instant::now();
+    let (mut stream, head) = open_stream(&server, &path, "x");
+    assert!(
+        head.contains("retry: 1000"),
+        "the reconnection delay comes first: {head}"
+    );
+    // The answer's last chunk (the connection itself stays open for the next request).
+    let mut text = head;
+    let mut buf = [0u8; 1024];
+    while !text.ends_with("0\r\n\r\n") {
+        match stream.read(&mut buf) {
+            Ok(n) if n > 0 => text.push_str(&String::from_utf8_lossy(&buf[..n])),
+            _ => break,
+        }
+    }
+    let lasted = started.elapsed();
+    assert!(
+        lasted >= Duration::from_millis(900) && lasted < Duration::from_secs(4),
+        "{lasted:?}"
+    );
+    let (status, _) = server.json(
+        "POST",
+        &format!("/api/games/{id}/move"),
+        &[("X-Dama-Seat", &white)],
+        json!({"move": "22-18"}),
+    );
+    assert_eq!(status, 200);
+    let text = read_events(&server, &path, &[("Last-Event-ID", "0")], "id: 1\n");
+    assert!(text.contains("event: move"), "{text}");
 }
 
 #[test]

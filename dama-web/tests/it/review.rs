@@ -178,14 +178,20 @@ fn a_stored_game_comes_out_as_pdn_with_its_tags() {
     // From a set-up position with Black to move, the player takes the dark pieces.
     assert_eq!(g["player"], "black");
     let id = g["id"].as_str().unwrap();
+    let mine = [("X-Dama-Seat", g["secret"].as_str().unwrap())];
     let (status, _) = server.json(
         "POST",
         &format!("/api/games/{id}/move"),
-        &[],
+        &mine,
         json!({"move": "11-15"}),
     );
     assert_eq!(status, 200);
-    let (status, _) = server.json("POST", &format!("/api/games/{id}/reply"), &[], Value::Null);
+    let (status, _) = server.json(
+        "POST",
+        &format!("/api/games/{id}/reply"),
+        &mine,
+        Value::Null,
+    );
     assert_eq!(status, 200);
     let a = server.send("GET", &format!("/api/games/{id}/pdn"), &[], "");
     assert_eq!(a.status, 200);
@@ -334,14 +340,20 @@ fn a_long_review_does_not_stall_the_players() {
     let (status, g) = server.json("POST", "/api/games", &[], json!({"level": "novice"}));
     assert_eq!(status, 201);
     let id = g["id"].as_str().unwrap();
+    let mine = [("X-Dama-Seat", g["secret"].as_str().unwrap())];
     let (status, _) = server.json(
         "POST",
         &format!("/api/games/{id}/move"),
-        &[],
+        &mine,
         json!({"move": "22-18"}),
     );
     assert_eq!(status, 200);
-    let (status, _) = server.json("POST", &format!("/api/games/{id}/reply"), &[], Value::Null);
+    let (status, _) = server.json(
+        "POST",
+        &format!("/api/games/{id}/reply"),
+        &mine,
+        Value::Null,
+    );
     assert_eq!(status, 200);
     let took = started.elapsed();
     assert!(
