@@ -105,25 +105,49 @@ pub enum FormatArg {
     Pdn,
 }
 
+/// The pieces the player takes in `dama play`.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ColorArg {
+    /// The light pieces (White).
+    Light,
+    /// The dark pieces (Black).
+    Dark,
+}
+
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Play Italian draughts against the computer, full screen (or plain text with --plain).
+    /// Play draughts against the computer, full screen (or plain text with --plain).
     ///
-    /// You have the light pieces at the bottom and move first. Select a piece with the arrow
-    /// keys and Enter or a click, then a square it may go to (a multi-jump one landing at a
-    /// time); or press `:` and type a square number or a whole move (`22-18`, `22x13`). Keys
-    /// 1-5 set the level (remembered for the next game), n starts a new game, q quits.
+    /// You have the light pieces at the bottom and move first (--color dark, or the key c
+    /// before your first move, gives you the dark pieces: the computer moves first). Select a
+    /// piece with the arrow keys and Enter or a click, then a square it may go to (a
+    /// multi-jump one landing at a time); or press `:` and type a square or a whole move
+    /// (`22-18`, `22x13`). When a capture is compulsory, the screen says so and marks the
+    /// pieces that must capture. Keys 1-5 set the level (remembered for the next game); a win
+    /// counts at the lowest level played in the game, and the panel says so when that is
+    /// lower than the level set. Moves are counted as players count them (one by each side),
+    /// and from 10 moves without progress (a capture or a man move) the panel counts them
+    /// towards the variant's draw (40 in Italian). n starts a new game, q quits. Every
+    /// variant is shown with its own square names and board: English numbers and Russian,
+    /// Brazilian and Czech algebraic squares, on a board with the dark corner at your left.
     #[command(after_help = "Examples:
   dama play                       the full-screen game
   dama play --level hard          start at Hard (keys 1-5 change it)
+  dama play --color dark          play the dark pieces: the computer moves first
+  dama play --variant english     English checkers, in English numbers
   dama play --plain --level 1 --seed 7 < moves.txt
                                   a scripted, reproducible game as text
 
-Plain mode: before each of your moves it prints the board and `fen <FEN>`; give one move a
-line (Hub or PDN text), or `level N`. A refused move prints `illegal <reason>`; the computer's
-moves print `computer <move>`; the end prints `result <1-0|0-1|1/2-1/2> score <points>`
-(10 points per piece you captured; a win adds 100 + 50 x the level number).")]
+Plain mode: before each of your moves it prints the board (`w`/`b` men, `W`/`B` kings, `.`
+empty; as you see it, each row's square names on the right), then, when they apply,
+`capture compulsory: <squares> must capture (<captures>)` and `moves without progress: N/40`,
+then `fen <FEN>` (engine numbers, as every FEN dama reads and writes). Give one move a line
+(Hub or PDN text in the variant's square names), or `level N`; blank lines are ignored. A
+refused move prints `illegal <reason>`; `level N` prints `level N <Name>` (and why a win
+counts at a lower level, when it does); the computer's moves print `computer <move>`; the
+end prints `result <1-0|0-1|1/2-1/2> score <points>` (10 points per piece you captured; a
+win adds 100 + 50 x the level, the lowest level played in the game).")]
     Play {
         /// Plain text on standard input and output instead of the full screen.
         #[arg(long)]
@@ -135,10 +159,14 @@ moves print `computer <move>`; the end prints `result <1-0|0-1|1/2-1/2> score <p
         /// Seed of the computer's choices: the same seed and moves give the same game.
         #[arg(long)]
         seed: Option<u64>,
-        /// Start from this position (PDN-style FEN) instead of the start; you play the side
-        /// to move.
+        /// Start from this position (PDN-style FEN, engine numbers) instead of the start;
+        /// you play the side to move unless --color says otherwise.
         #[arg(long)]
         fen: Option<String>,
+        /// The pieces you play: light (White, who moves first from the start) or dark
+        /// (Black: the computer moves first). By default light, or the side to move of --fen.
+        #[arg(long, value_enum)]
+        color: Option<ColorArg>,
         /// The rules.
         #[arg(long, default_value = "italian", value_parser = variant_parser())]
         variant: Variant,
@@ -374,11 +402,17 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         #[arg(long, num_args = 1..=4, value_name = "KEY=VALUE", value_parser = crate::commands::sprt_word)]
         sprt: Vec<String>,
     },
-    /// Draw a position as coloured text, and as an SVG picture with --svg.
+    /// Draw a position as coloured text, and as an SVG (--svg) or PNG (--png) picture.
+    ///
+    /// The board is the variant's own: its square names (English numbers; algebraic squares
+    /// for Russian, Brazilian and Czech) and its orientation (the dark corner at each
+    /// player's left for English, Russian, Brazilian and Czech), White at the bottom. --fen
+    /// takes engine numbers, as every FEN dama reads; --move takes the variant's names.
     #[command(after_help = "Examples:
   dama board                                        the start position
   dama board --fen \"W:W22,29:B18,9\" --move 22x13 --svg board.svg
   dama board --png board.png                        a picture to share
+  dama board --variant russian --move c3-d4         a Russian board, algebraic squares
   dama board --pdn game.pdn --game 2 --ply 31")]
     Board {
         #[command(flatten)]
@@ -389,7 +423,8 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         /// Write a PNG picture of the board (the same drawing as --svg, 480×480) to this file.
         #[arg(long)]
         png: Option<PathBuf>,
-        /// Highlight this legal move (Hub or PDN text): start, end and captured squares.
+        /// Highlight this legal move (Hub or PDN text, in the variant's square names): start,
+        /// end and captured squares.
         #[arg(long = "move")]
         highlight: Option<String>,
         /// No colours, even on a terminal.

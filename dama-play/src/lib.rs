@@ -25,4 +25,4 @@
 
 mod model;
 
-pub use model::{piece_moves, refusal, title, Model, Opponent, PieceMoves};
+pub use model::{piece_moves, refusal, title, Model, Opponent, PieceMoves, NO_PROGRESS_SHOWN};

@@ -65,43 +65,74 @@ pub enum Illegal {
 
 impl fmt::Display for Illegal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe(&|sq: Square| sq.to_string()))
+    }
+}
+
+impl Illegal {
+    /// The reason in words, each square named by `name` (the [`Display`](fmt::Display) form
+    /// names them by the engine's numbers; a view of another variant's notation passes
+    /// [`crate::notation::pdn::square_name`]). Moves are written in Hub notation with their
+    /// squares so named.
+    ///
+    /// ```
+    /// use dama_rules::{notation::fen, variant::English, Illegal};
+    /// let pos = fen::parse("W:W18,21:B14")?;
+    /// let why = pos.explain_square::<English>("21".parse()?).unwrap_err();
+    /// let english = |sq| dama_rules::notation::pdn::square_name(dama_rules::Variant::English, sq);
+    /// assert_eq!(why.describe(&english), "a capture is compulsory and only the piece on 19 can capture");
+    /// # Ok::<_, dama_rules::Error>(())
+    /// ```
+    pub fn describe(&self, name: &dyn Fn(Square) -> String) -> String {
+        let mv = |m: &Move| crate::notation::pdn::map_numbers(&m.to_string(), name);
         match self {
-            Illegal::EmptySquare { square } => write!(f, "there is no piece on square {square}"),
-            Illegal::NotYourPiece { square, owner } => write!(
-                f,
-                "the piece on {square} is {owner}'s and it is {}'s move",
+            Illegal::EmptySquare { square } => {
+                format!("there is no piece on square {}", name(*square))
+            }
+            Illegal::NotYourPiece { square, owner } => format!(
+                "the piece on {} is {owner}'s and it is {}'s move",
+                name(*square),
                 !*owner
             ),
             Illegal::MustCapture { capturers } => {
-                write!(f, "a capture is compulsory and ")?;
-                let list: Vec<String> = capturers.iter().map(|s| s.to_string()).collect();
+                let list: Vec<String> = capturers.iter().map(name).collect();
                 match list.len() {
-                    1 => write!(f, "only the piece on {} can capture", list[0]),
-                    _ => write!(f, "only the pieces on {} can capture", list.join(", ")),
+                    1 => format!(
+                        "a capture is compulsory and only the piece on {} can capture",
+                        list[0]
+                    ),
+                    _ => format!(
+                        "a capture is compulsory and only the pieces on {} can capture",
+                        list.join(", ")
+                    ),
                 }
             }
-            Illegal::Blocked { square } => write!(f, "the piece on {square} has no legal move"),
+            Illegal::Blocked { square } => {
+                format!("the piece on {} has no legal move", name(*square))
+            }
             Illegal::LosesByPriority { rule, better } => {
-                write!(f, "this capture loses to {better} by {rule}")
+                format!("this capture loses to {} by {rule}", mv(better))
             }
             Illegal::Outranked {
                 square,
                 capture,
                 rule,
                 better,
-            } => write!(
-                f,
-                "the piece on {square} can capture, but {capture} loses to {better} by {rule}"
+            } => format!(
+                "the piece on {} can capture, but {} loses to {} by {rule}",
+                name(*square),
+                mv(capture),
+                mv(better)
             ),
-            Illegal::Incomplete { complete } => write!(
-                f,
-                "the capture is not complete: the piece must go on capturing, as in {complete}"
+            Illegal::Incomplete { complete } => format!(
+                "the capture is not complete: the piece must go on capturing, as in {}",
+                mv(complete)
             ),
             Illegal::NoSuchMove { square, moves } => {
-                let list: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
-                write!(
-                    f,
-                    "the piece on {square} cannot move like that; its moves are {}",
+                let list: Vec<String> = moves.iter().map(mv).collect();
+                format!(
+                    "the piece on {} cannot move like that; its moves are {}",
+                    name(*square),
                     list.join(" ")
                 )
             }

@@ -106,10 +106,8 @@ impl fmt::Display for Outcome {
         match self {
             Outcome::Win(c) => write!(f, "{c} wins: {} has no legal move", !*c),
             Outcome::Draw(DrawReason::NoProgress { plies }) => {
-                write!(
-                    f,
-                    "draw: {plies} plies without progress (capture or man move)"
-                )
+                // Players count a move as one by each side.
+                write!(f, "draw: {} moves without progress", plies / 2)
             }
             Outcome::Draw(DrawReason::Repetition) => {
                 write!(f, "draw: the same position for the third time")

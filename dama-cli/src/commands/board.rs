@@ -8,14 +8,16 @@ use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
 use dama_rules::notation::diagram;
-use dama_rules::{Move, Position};
+use dama_rules::{Move, Position, Variant};
 
 use crate::error::CliError;
 use crate::exit::Status;
 
-/// Draws `pos`, with `highlight` marked, as text (coloured on a terminal unless `plain`) and
-/// as SVG into `svg` and as PNG into `png` when given.
+/// Draws `pos` on `variant`'s own board (its square names and orientation), with `highlight`
+/// marked, as text (coloured on a terminal unless `plain`) and as SVG into `svg` and as PNG
+/// into `png` when given.
 pub fn run(
+    variant: Variant,
     pos: &Position,
     highlight: Option<Move>,
     svg: Option<&Path>,
@@ -42,7 +44,7 @@ pub fn run(
             )));
         }
     }
-    let drawing = diagram::svg(pos, highlight);
+    let drawing = diagram::svg_in(variant, pos, highlight);
     if let Some(path) = svg {
         std::fs::write(path, &drawing).map_err(|e| cannot(path, &e))?;
     }
@@ -53,7 +55,7 @@ pub fn run(
     }
     let colour = !plain && io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut out = io::stdout().lock();
-    out.write_all(diagram::text(pos, highlight, colour).as_bytes())
+    out.write_all(diagram::text_in(variant, pos, highlight, colour).as_bytes())
         .map_err(CliError::Output)?;
     Ok(Status::Ok)
 }

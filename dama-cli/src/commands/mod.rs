@@ -135,13 +135,21 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             let mut game = game_of(&position)?;
             let mv = match highlight {
                 Some(text) => {
-                    let m = game.play_text(&text)?;
+                    let engine = dama_rules::notation::pdn::engine_text(game.variant(), &text);
+                    let m = game.play_text(&engine)?;
                     game.undo();
                     Some(m)
                 }
                 None => None,
             };
-            board::run(game.position(), mv, svg.as_deref(), png.as_deref(), plain)
+            board::run(
+                game.variant(),
+                game.position(),
+                mv,
+                svg.as_deref(),
+                png.as_deref(),
+                plain,
+            )
         }
         Command::Engine => {
             // The Hub loop owns stdout (the protocol); logs stay on stderr.
@@ -228,14 +236,25 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             level,
             seed,
             fen,
+            color,
             variant,
-        } => crate::play::run(crate::play::Options {
-            plain,
-            level,
-            seed,
-            start: position(fen.as_deref())?,
-            variant,
-        }),
+        } => {
+            let start = position(fen.as_deref())?;
+            let human = match color {
+                Some(crate::cli::ColorArg::Light) => dama_rules::Color::White,
+                Some(crate::cli::ColorArg::Dark) => dama_rules::Color::Black,
+                None if fen.is_some() => start.turn(),
+                None => dama_rules::Color::White,
+            };
+            crate::play::run(crate::play::Options {
+                plain,
+                level,
+                seed,
+                start,
+                human,
+                variant,
+            })
+        }
     }
 }
 

@@ -15,7 +15,32 @@
 //! waiting to wrap, and a clear of the line may then erase it; so nothing can wrap or scroll.
 //! Below [`MIN_WIDTH`] × [`MIN_HEIGHT`] no layout fits and the screen says so in one line.
 
-use dama_rules::Square;
+use dama_rules::notation::pdn;
+use dama_rules::{Square, Variant};
+
+/// The engine square drawn at `row`, `col` (0..8, from the top left) of `variant`'s board:
+/// mirrored where the variant's players see it so ([`pdn::mirrored`]), and turned round when
+/// `turned` (the dark pieces' side at the bottom).
+pub fn shown_square(variant: Variant, turned: bool, row: u8, col: u8) -> Option<Square> {
+    let (row, col) = if turned {
+        (7 - row, 7 - col)
+    } else {
+        (row, col)
+    };
+    let col = if pdn::mirrored(variant) { 7 - col } else { col };
+    Square::from_coords(row, col)
+}
+
+/// Where `sq` is drawn (row, column from the top left): the inverse of [`shown_square`].
+pub fn shown_coords(variant: Variant, turned: bool, sq: Square) -> (u8, u8) {
+    let (row, col) = (sq.row(), sq.column());
+    let col = if pdn::mirrored(variant) { 7 - col } else { col };
+    if turned {
+        (7 - row, 7 - col)
+    } else {
+        (row, col)
+    }
+}
 
 /// The smallest terminal a layout fits (the compact board with its summary line).
 pub const MIN_WIDTH: u16 = 32;
@@ -25,7 +50,7 @@ pub const MIN_HEIGHT: u16 = 11;
 /// The narrowest side panel worth drawing beside the board.
 const PANEL_MIN_WIDTH: u16 = 20;
 /// Rows of the panel beside the board (with its blank separators) and below it (without).
-const PANEL_ROWS_BESIDE: u16 = 10;
+const PANEL_ROWS_BESIDE: u16 = 12;
 const PANEL_ROWS_BELOW: u16 = 8;
 
 /// How big a square is drawn.
@@ -266,8 +291,15 @@ impl Layout {
         )
     }
 
-    /// The square under the screen cell at `x`, `y`, if any.
+    /// The square under the screen cell at `x`, `y`, if any, on the Italian board.
+    #[cfg(test)]
     pub fn square_at(&self, x: u16, y: u16) -> Option<Square> {
+        let (row, col) = self.cell_at(x, y)?;
+        Square::from_coords(row, col)
+    }
+
+    /// The board cell (row, column from the top left) under the screen cell at `x`, `y`.
+    pub fn cell_at(&self, x: u16, y: u16) -> Option<(u8, u8)> {
         if x < self.board_x || y < self.board_y {
             return None;
         }
@@ -276,7 +308,7 @@ impl Layout {
         if col >= 8 || row >= 8 {
             return None;
         }
-        Square::from_coords(row as u8, col as u8)
+        Some((row as u8, col as u8))
     }
 
     /// The width of the board's rows, with the compact board's numbers.
@@ -449,6 +481,31 @@ mod tests {
                 None
             );
         }
+    }
+
+    #[test]
+    fn each_variant_and_side_draws_every_square_once() {
+        for variant in Variant::ALL {
+            for turned in [false, true] {
+                let mut seen = Vec::new();
+                for row in 0..8 {
+                    for col in 0..8 {
+                        if let Some(sq) = shown_square(variant, turned, row, col) {
+                            assert_eq!(shown_coords(variant, turned, sq), (row, col));
+                            seen.push(sq);
+                        }
+                    }
+                }
+                seen.sort();
+                assert_eq!(seen, Square::ALL, "{variant:?} {turned}");
+            }
+        }
+        // English and Russian boards have the dark corner at the bottom left, where the
+        // engine's 32 (English 29, Russian a1) is; turned round, the engine's 1 is there.
+        let sq = |n| Square::new(n).unwrap();
+        assert_eq!(shown_square(Variant::English, false, 7, 0), Some(sq(32)));
+        assert_eq!(shown_square(Variant::Russian, true, 7, 0), Some(sq(1)));
+        assert_eq!(shown_square(Variant::Italian, false, 7, 0), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@ mod layout;
 mod plain;
 mod tui;
 
-use dama_rules::{Position, Variant};
+use dama_rules::{Color, Position, Variant};
 use dama_search::Level;
 
 use crate::error::CliError;
@@ -25,6 +25,8 @@ pub struct Options {
     pub seed: Option<u64>,
     /// The start position.
     pub start: Position,
+    /// The player's side (the computer moves first when it is not to move).
+    pub human: Color,
     /// The rules.
     pub variant: Variant,
 }
@@ -35,9 +37,13 @@ pub fn run(opts: Options) -> Result<Status, CliError> {
     tracing::debug!(seed, "computer seed");
     let computer = Computer::new(seed);
     if opts.plain {
-        let model = Model::new(opts.variant, opts.start, opts.level.unwrap_or_default());
+        let model = Model::new(opts.variant, opts.start, opts.level.unwrap_or_default())
+            .playing(opts.human);
         return plain::run(model, computer);
     }
     let level = opts.level.unwrap_or_else(config::load_level);
-    tui::run(Model::new(opts.variant, opts.start, level), computer)
+    tui::run(
+        Model::new(opts.variant, opts.start, level).playing(opts.human),
+        computer,
+    )
 }

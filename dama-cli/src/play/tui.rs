@@ -23,12 +23,14 @@ use crossterm::style::{
 };
 use crossterm::terminal::{self, Clear, ClearType};
 use crossterm::{cursor, execute, queue};
+use dama_rules::notation::pdn;
 use dama_rules::{Color, Game, Move, Role, Square};
 use dama_search::{Level, Signals};
 
 use super::computer::Computer;
 use super::config;
-use super::layout::{self, clip, first_fitting, fit_rows, Cells, Fit, Layout, Panel};
+use super::layout::{self, clip, first_fitting, fit_rows, shown_coords, shown_square};
+use super::layout::{Cells, Fit, Layout, Panel};
 use super::model::{title, Model};
 use crate::error::CliError;
 use crate::exit::Status;
@@ -42,11 +44,11 @@ pub fn run(model: Model, computer: Computer) -> Result<Status, CliError> {
     let guard = Screen::enter().map_err(CliError::Terminal)?;
     let size = terminal::size().unwrap_or((80, 24));
     let mut app = App {
+        cursor: home_square(model.human()),
         model,
         fit: layout::choose(size.0, size.1),
         size,
         clear: false,
-        cursor: Square::new(22).expect("22 is a square"),
         entry: None,
         thinking: false,
         generation: 0,
@@ -56,6 +58,13 @@ pub fn run(model: Model, computer: Computer) -> Result<Status, CliError> {
     drop(guard);
     worker.finish();
     result.map(|()| Status::Ok).map_err(CliError::Terminal)
+}
+
+/// Where the keyboard cursor starts: a piece of the player's front row (22 for the light
+/// pieces, 11 for the dark).
+fn home_square(human: Color) -> Square {
+    let n = if human == Color::White { 22 } else { 11 };
+    Square::new(n).expect("22 and 11 are squares")
 }
 
 /// Raw mode, the alternate screen and mouse reports while alive; restores the terminal when
@@ -218,9 +227,27 @@ impl App {
     }
 
     fn new_game(&mut self) {
-        self.model.new_game();
+        let human = self.model.human();
+        self.new_game_as(human);
+    }
+
+    /// A new game with the player on side `human` (the computer moves first when it has the
+    /// light pieces).
+    fn new_game_as(&mut self, human: Color) {
+        self.model.new_game_as(human);
         self.generation += 1;
         self.entry = None;
+        self.cursor = home_square(human);
+    }
+
+    /// Whether the board is drawn turned round (the player has the dark pieces).
+    fn turned(&self) -> bool {
+        self.model.human() == Color::Black
+    }
+
+    /// The square drawn at `row`, `col` of the board.
+    fn square_shown(&self, row: u8, col: u8) -> Option<Square> {
+        shown_square(self.model.game().variant(), self.turned(), row, col)
     }
 
     fn handle(&mut self, ev: Event) {
@@ -229,7 +256,8 @@ impl App {
             Event::Resize(width, height) => self.resize(width, height),
             Event::Mouse(m) if m.kind == MouseEventKind::Down(MouseButton::Left) => {
                 let Fit::Game(l) = self.fit else { return };
-                if let Some(sq) = l.square_at(m.column, m.row) {
+                let cell = l.cell_at(m.column, m.row);
+                if let Some(sq) = cell.and_then(|(r, c)| self.square_shown(r, c)) {
                     self.cursor = sq;
                     self.choose(sq);
                 }
@@ -267,6 +295,10 @@ impl App {
                 self.model.set_level(level);
                 config::save_level(level);
             }
+            KeyCode::Char('c') | KeyCode::Char('C') if self.model.player_has_not_moved() => {
+                let other = !self.model.human();
+                self.new_game_as(other);
+            }
             _ if self.model.outcome().is_some() => self.new_game(),
             KeyCode::Char('n') | KeyCode::Char('N') => self.new_game(),
             KeyCode::Char(':' | '/' | 'm') | KeyCode::Tab => self.entry = Some(String::new()),
@@ -279,13 +311,15 @@ impl App {
         }
     }
 
-    /// Moves the cursor by rows and columns, staying on the dark squares of the board.
+    /// Moves the cursor by rows and columns of the board as drawn, staying on the dark
+    /// squares.
     fn step(&mut self, rows: i8, cols: i8) {
-        let (r, c) = (self.cursor.row() as i8, self.cursor.column() as i8);
+        let (r, c) = shown_coords(self.model.game().variant(), self.turned(), self.cursor);
+        let (r, c) = (r as i8, c as i8);
         let tries = [(r + rows, c + cols), (r + rows, c - cols)];
         for (r, c) in tries {
             if (0..8).contains(&r) && (0..8).contains(&c) {
-                if let Some(sq) = Square::from_coords(r as u8, c as u8) {
+                if let Some(sq) = self.square_shown(r as u8, c as u8) {
                     self.cursor = sq;
                     return;
                 }
@@ -300,20 +334,15 @@ impl App {
         self.model.choose_square(sq);
     }
 
-    /// A typed square number or move.
+    /// A typed square or move, in the variant's square names.
     fn submit(&mut self, text: &str) {
-        if text.is_empty() {
+        if text.is_empty() || self.model.outcome().is_some() {
             return;
         }
-        match text.parse::<u8>().ok().and_then(Square::new) {
-            Some(sq) => {
-                self.cursor = sq;
-                self.choose(sq);
-            }
-            None => {
-                let _ = self.model.type_move(text);
-            }
+        if let Some(sq) = pdn::square_named(self.model.game().variant(), text) {
+            self.cursor = sq;
         }
+        self.model.enter(text);
     }
 
     fn resize(&mut self, width: u16, height: u16) {
@@ -390,12 +419,12 @@ impl App {
                 }
                 queue!(out, ResetColor)?;
                 if l.cells.labels() > 0 {
-                    let numbers: Vec<u8> = (0..8)
-                        .filter_map(|c| Square::from_coords(row, c))
-                        .map(Square::number)
+                    let names: Vec<String> = (0..8)
+                        .filter_map(|c| self.square_shown(row, c))
+                        .map(|sq| self.model.name(sq))
                         .collect();
-                    let first = numbers.iter().min().copied().unwrap_or(0);
-                    let last = numbers.iter().max().copied().unwrap_or(0);
+                    let first = names.first().cloned().unwrap_or_default();
+                    let last = names.last().cloned().unwrap_or_default();
                     queue!(out, Print(format!(" {first:>2}-{last}")))?;
                 }
                 queue!(out, Clear(ClearType::UntilNewLine))?;
@@ -407,12 +436,13 @@ impl App {
                 }
             }
         }
-        if let Some(verdict) = self.model.verdict() {
+        if let Some(verdicts) = self.model.verdicts() {
             let board_w = 8 * cw;
-            let forms = [
-                format!("  {verdict}  Score {}  ", self.model.score()),
-                format!(" {verdict} "),
-            ];
+            let score = self.model.score();
+            let forms: Vec<String> = verdicts
+                .iter()
+                .flat_map(|v| [format!("  {v}  Score {score}  "), format!(" {v} ")])
+                .collect();
             let text = first_fitting(&forms, board_w);
             let width = text.chars().count() as u16;
             let x = l.board_x + board_w.saturating_sub(width) / 2;
@@ -486,7 +516,20 @@ impl App {
             };
             return format!(" Move: {tail}_");
         }
-        let forms = [
+        let mut forms = Vec::new();
+        if self.model.player_has_not_moved() && self.model.outcome().is_none() {
+            forms.push(
+                " Arrows+Enter or click: select · : type a square or a move · 1-5 level · \
+                 c other side · n new game · q quit"
+                    .to_string(),
+            );
+            forms.push(
+                " Arrows+Enter or click: select · : type a move · 1-5 level · c side · \
+                 n new · q quit"
+                    .to_string(),
+            );
+        }
+        forms.extend([
             " Arrows+Enter or click: select · : type a square or a move · 1-5 level · \
              n new game · q quit"
                 .to_string(),
@@ -495,7 +538,7 @@ impl App {
             " Arrows/click: select · : type · 1-5 level · n new · q quit".to_string(),
             " : type a move · 1-5 level · n new · q quit".to_string(),
             " : move · 1-5 level · n new · q quit".to_string(),
-        ];
+        ]);
         first_fitting(&forms, width)
     }
 
@@ -521,16 +564,22 @@ impl App {
             let dots = ".".repeat((frame / 3 % 4) as usize);
             return vec![format!("The computer is thinking{dots}")];
         }
-        vec!["Your move: select a piece.".to_string()]
+        if self.model.human_to_move() {
+            return vec![self.model.prompt()];
+        }
+        vec!["The computer is to move.".to_string()]
     }
 
-    /// The side panel: at most `rows` lines of at most `width` characters.
+    /// The side panel: at most `rows` lines of at most `width` characters. Each item has a
+    /// rank; when the rows are too few, the items of the highest rank go first (blank
+    /// separators, then the key hint, then your colour...).
     fn panel_lines(&self, width: u16, rows: u16) -> Vec<String> {
         let level = self.model.level();
+        let scored = self.model.scored_level().number();
         let last = self
             .model
             .last_computer_move()
-            .map_or("-".to_string(), |m| m.to_string());
+            .map_or("-".to_string(), |m| self.model.move_text(m));
         let to_move = if self.model.outcome().is_some() {
             "Game over"
         } else if self.model.human_to_move() {
@@ -538,48 +587,96 @@ impl App {
         } else {
             "Computer's move"
         };
-        let win = 100 + 50 * self.model.scored_level().number();
-        let moves = self.model.game().moves().len();
+        let win = 100 + 50 * scored;
+        let number = self.model.move_number();
         let score = self.model.score();
         let human = self.model.human();
-        let full = rows >= 10;
-        let mut items: Vec<Vec<String>> = vec![vec![
-            format!("Level {}: {}", level.number(), title(level)),
-            format!("L{}: {}", level.number(), title(level)),
-        ]];
-        if full {
-            items.push(vec![
+        let side = if self.model.player_has_not_moved() && self.model.outcome().is_none() {
+            vec![
+                format!("You: {human} (bottom; c: other side)"),
+                format!("You: {human} (c: switch)"),
+                format!("You: {human}"),
+            ]
+        } else {
+            vec![format!("You: {human} (bottom)"), format!("You: {human}")]
+        };
+        let mut items: Vec<(u8, Vec<String>)> = vec![(
+            0,
+            vec![
+                format!("Level {}: {}", level.number(), title(level)),
+                format!("L{}: {}", level.number(), title(level)),
+            ],
+        )];
+        if self.model.level_note().is_some() {
+            items.push((
+                1,
+                vec![
+                    format!("A win counts at level {scored}, the lowest played"),
+                    format!("Wins count at level {scored} (lowest played)"),
+                    format!("Win counts at L{scored} (lowest played)"),
+                    format!("Win counts at L{scored} (lowest)"),
+                    format!("Win at L{scored} (lowest)"),
+                ],
+            ));
+        }
+        items.push((
+            4,
+            vec![
                 "(keys 1-5: Novice..Hard)".to_string(),
                 "(keys 1-5)".to_string(),
-            ]);
-            items.push(vec![String::new()]);
-        }
-        items.extend([
-            vec![format!("You: {human} (bottom)"), format!("You: {human}")],
+            ],
+        ));
+        items.push((5, vec![String::new()]));
+        items.push((3, side));
+        items.push((
+            2,
             vec![
                 format!("Computer's last move: {last}"),
                 format!("Last move: {last}"),
                 format!("Last: {last}"),
             ],
-            vec![format!("Moves played: {moves}"), format!("Moves: {moves}")],
+        ));
+        items.push((1, vec![format!("Move {number}")]));
+        if let Some((moves, limit)) = self.model.no_progress() {
+            items.push((
+                1,
+                vec![
+                    format!("Moves without progress: {moves}/{limit}"),
+                    format!("No progress: {moves}/{limit}"),
+                    format!("Quiet: {moves}/{limit}"),
+                ],
+            ));
+        }
+        items.push((
+            1,
             vec![format!("Score so far: {score}"), format!("Score: {score}")],
+        ));
+        items.push((
+            2,
             vec![
-                format!(
-                    "A win adds {win} (level {})",
-                    self.model.scored_level().number()
-                ),
+                format!("A win adds {win} (level {scored})"),
                 format!("A win adds {win}"),
                 format!("Win: +{win}"),
             ],
-        ]);
-        if full {
-            items.push(vec![String::new()]);
+        ));
+        items.push((5, vec![String::new()]));
+        items.push((0, vec![to_move.to_string()]));
+        let rows = usize::from(rows);
+        for rank in (1..=5).rev() {
+            if items.len() <= rows {
+                break;
+            }
+            let mut excess = items.len() - rows;
+            items.retain(|(r, _)| {
+                let drop = *r == rank && excess > 0;
+                excess -= usize::from(drop);
+                !drop
+            });
         }
-        items.push(vec![to_move.to_string()]);
         items
             .iter()
-            .take(usize::from(rows))
-            .map(|forms| first_fitting(forms, width))
+            .take(rows)
+            .map(|(_, forms)| first_fitting(forms, width))
             .collect()
     }
 
@@ -589,14 +686,20 @@ impl App {
         let last = self
             .model
             .last_computer_move()
-            .map_or("-".to_string(), |m| m.to_string());
-        let items = [
-            format!("L{} {}", level.number(), title(level)),
-            format!("Moves {}", self.model.game().moves().len()),
+            .map_or("-".to_string(), |m| self.model.move_text(m));
+        let mut items = vec![format!("L{} {}", level.number(), title(level))];
+        if self.model.level_note().is_some() {
+            items[0].push_str(&format!(" (wins L{})", self.model.scored_level().number()));
+        }
+        if let Some((moves, limit)) = self.model.no_progress() {
+            items.push(format!("No progress {moves}/{limit}"));
+        }
+        items.extend([
+            format!("Move {}", self.model.move_number()),
             format!("Score {}", self.model.score()),
             format!("Last {last}"),
             format!("You {}", self.model.human()),
-        ];
+        ]);
         let mut text = String::from(" ");
         for (i, item) in items.iter().enumerate() {
             let sep = if i == 0 { "" } else { " · " };
@@ -614,7 +717,7 @@ impl App {
     /// One character row (`part`) of the square at `row`, `col`.
     fn cell(&self, out: &mut Vec<u8>, l: &Layout, row: u8, col: u8, part: u16) -> io::Result<()> {
         let w = usize::from(l.cells.width());
-        let Some(sq) = Square::from_coords(row, col) else {
+        let Some(sq) = self.square_shown(row, col) else {
             return queue!(out, SetBackgroundColor(Tc::Grey), Print(" ".repeat(w)));
         };
         let pos = self.model.game().position();
@@ -656,13 +759,13 @@ impl App {
             return queue!(
                 out,
                 SetForegroundColor(Tc::Black),
-                Print(format!("{:>2} ", sq.number())),
+                Print(format!("{:>2} ", self.model.name(sq))),
                 SetAttribute(Attribute::Reset),
                 SetBackgroundColor(bg)
             );
         }
         if part == 0 && l.cells != Cells::Compact {
-            let number = format!("{:<w$}", sq.number());
+            let number = format!("{:<w$}", self.model.name(sq));
             return queue!(out, SetForegroundColor(Tc::Black), Print(number));
         }
         let (left, right) = if is_cursor { ('[', ']') } else { (' ', ' ') };

@@ -97,6 +97,7 @@ fn drive_at(size: (u16, u16), config: &Path, args: &[&str], steps: Value) -> Run
 /// (plain, the last move, a target, the selection, a marked piece).
 const BOARD_BG: [i64; 6] = [7, 2, 3, 10, 12, 9];
 const BLUE: i64 = 12;
+const RED: i64 = 9;
 const GREEN: i64 = 10;
 
 impl Snap {
@@ -195,7 +196,7 @@ fn plays_at(size: (u16, u16), then: (u16, u16)) {
             ["resize", then.0, then.1],
             ["snap", 10],
             ["send", "8\r"],
-            ["wait_screen", "Moves[^0-9]*2\\b", 20],
+            ["wait_screen", "Move 2\\b", 20],
             ["snap", 10],
             ["send", "q"],
             ["exit", 10]
@@ -317,7 +318,7 @@ fn keys_select_highlight_move_and_switch_the_remembered_level() {
             ["mark"],
             ["send", "\x1b[A"],
             ["send", "\r"],
-            ["wait", "Moves played: 2", 20],
+            ["wait", "Move 2", 20],
             ["mark"],
             ["send", "4"],
             ["wait", "Level 4: Strong", 10],
@@ -395,6 +396,128 @@ fn a_capture_elsewhere_is_explained_and_clicks_select() {
 }
 
 #[test]
+fn a_compulsory_capture_is_said_and_marked_when_the_turn_starts() {
+    let config = config_dir("compulsory");
+    let run = drive(
+        &config,
+        &["--fen", "W:W18,21,29:B14,5", "--level", "1"],
+        json!([
+            [
+                "wait_screen",
+                "A capture is compulsory: the marked piece on 18 must capture",
+                10
+            ],
+            ["snap", 10],
+            ["send", "q"],
+            ["exit", 10]
+        ]),
+    );
+    assert_eq!(run.status, Some(0));
+    let board = check_board(&run.snaps[0], 100);
+    // 18 is marked in red before anything is touched; 21 and 29 are not.
+    assert_eq!(board[17].1, RED, "{}", run.snaps[0].text());
+    assert_ne!(board[20].1, RED);
+    assert_ne!(board[28].1, RED);
+    let _ = std::fs::remove_dir_all(&config);
+}
+
+#[test]
+fn a_level_above_the_one_a_win_counts_at_says_why() {
+    let config = config_dir("lowest");
+    let run = drive(
+        &config,
+        &["--seed", "2"],
+        json!([
+            ["wait", "Level 3: Normal", 10],
+            ["send", "1"],
+            ["wait", "Level 1: Novice", 10],
+            ["send", "5"],
+            ["wait_screen", "Level 5: Hard", 10],
+            ["snap", 10],
+            ["send", "q"],
+            ["exit", 10]
+        ]),
+    );
+    assert_eq!(run.status, Some(0));
+    let text = run.snaps[0].text();
+    assert!(text.contains("A win adds 150 (level 1)"), "{text}");
+    // Beside the level and in the status: why a win still counts at level 1.
+    assert!(
+        text.contains("A win counts at level 1, the lowest played"),
+        "{text}"
+    );
+    assert!(
+        text.replace('\n', " ").contains("lowest level played"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&config);
+}
+
+#[test]
+fn the_dark_pieces_from_the_option_or_the_key() {
+    let config = config_dir("dark");
+    let run = drive(
+        &config,
+        &["--seed", "4", "--level", "1", "--color", "dark"],
+        json!([
+            ["wait_screen", "Computer's last move: [0-9]", 20],
+            ["snap", 10],
+            ["send", "n"],
+            ["wait_screen", "You: black \\(bottom; c", 10],
+            ["send", "c"],
+            ["wait_screen", "You: white", 10],
+            ["send", "q"],
+            ["exit", 10]
+        ]),
+    );
+    assert_eq!(run.status, Some(0));
+    let text = run.snaps[0].text();
+    assert!(text.contains("You: black"), "{text}");
+    // The board is turned round: the black men of 1..12 at the bottom, square 1 at the
+    // bottom right, and the top row is White's back row 32..29.
+    let lines: Vec<&str> = text.lines().collect();
+    let top = lines.iter().position(|l| l.contains("32")).unwrap();
+    let row = lines[top];
+    let (i32_, i29) = (row.find("32").unwrap(), row.find("29").unwrap());
+    assert!(i32_ < i29, "{text}");
+    let _ = std::fs::remove_dir_all(&config);
+}
+
+#[test]
+fn english_draws_its_own_numbers_and_board() {
+    let config = config_dir("english");
+    let run = drive(
+        &config,
+        &["--variant", "english", "--level", "1", "--seed", "1"],
+        json!([
+            ["wait", "Your move", 10],
+            ["send", ":23\r"],
+            ["wait_screen", "23 selected: it may go to 18, 19", 10],
+            ["snap", 10],
+            ["send", "q"],
+            ["exit", 10]
+        ]),
+    );
+    assert_eq!(run.status, Some(0));
+    let text = run.snaps[0].text();
+    // The top row reads 1 2 3 4 from the left, starting on the second column: the dark
+    // corner is at the player's left.
+    let lines: Vec<&str> = text.lines().collect();
+    let top = lines.iter().find(|l| l.contains(" 1 ")).unwrap();
+    let at = |n: &str| top.find(&format!(" {n} ")).unwrap();
+    assert!(
+        at("1") < at("2") && at("2") < at("3") && at("3") < at("4"),
+        "{text}"
+    );
+    let bottom = lines.iter().find(|l| l.contains("29")).unwrap();
+    assert!(
+        bottom.find("29").unwrap() < 8,
+        "29 at the bottom left:\n{text}"
+    );
+    let _ = std::fs::remove_dir_all(&config);
+}
+
+#[test]
 fn a_priority_refusal_then_a_new_game() {
     let config = config_dir("result");
     let run = drive(
@@ -409,10 +532,10 @@ fn a_priority_refusal_then_a_new_game() {
                 10
             ],
             ["send", ":30x14\r"],
-            ["wait", "Moves played: 2", 20],
+            ["wait", "Move 2", 20],
             ["mark"],
             ["send", "n"],
-            ["wait", "Moves played: 0", 10],
+            ["wait", "Move 1", 10],
             ["send", "q"],
             ["exit", 10]
         ]),

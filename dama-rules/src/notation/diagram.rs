@@ -5,8 +5,11 @@
 //! system, where there may be none; strokes look the same in every viewer, with no font.
 //!
 //! Pure functions producing strings (no I/O): `dama board` prints them, the Python bindings
-//! show them in a terminal and in Jupyter. Italian orientation: square 1 at the top left,
-//! White at the bottom.
+//! show them in a terminal and in Jupyter. White is at the bottom. [`text`] and [`svg`] draw
+//! the Italian board (square 1 at the top left); [`text_in`] and [`svg_in`] draw a variant's
+//! own board: its square names ([`pdn::square_name`]) and, where its players see the board
+//! in a mirror ([`pdn::mirrored`]: English, Russian, Brazilian, Czech), the engine's columns
+//! drawn the other way round.
 //!
 //! ```
 //! use dama_rules::{notation::diagram, Position};
@@ -19,7 +22,14 @@
 
 use std::fmt::Write as _;
 
-use crate::{Color, Move, Position, Role, Square};
+use super::pdn;
+use crate::{Color, Move, Position, Role, Square, Variant};
+
+/// The engine square drawn at `row`, `col` (0..8, from the top left) of `variant`'s board.
+fn square_at(variant: Variant, row: u8, col: u8) -> Option<Square> {
+    let col = if pdn::mirrored(variant) { 7 - col } else { col };
+    Square::from_coords(row, col)
+}
 
 /// Whether `sq` is the start or end of `m` and whether `m` captures on it.
 fn marked(m: Option<Move>, sq: Square) -> (bool, bool) {
@@ -33,15 +43,29 @@ fn marked(m: Option<Move>, sq: Square) -> (bool, bool) {
 /// the side to move. With `colour`, ANSI escapes colour the squares and the pieces and tint
 /// `highlight`'s squares.
 pub fn text(pos: &Position, highlight: Option<Move>, colour: bool) -> String {
+    text_in(Variant::Italian, pos, highlight, colour)
+}
+
+/// [`text`] for `variant`'s own board: its square names on the right, mirrored where its
+/// players see the board so.
+///
+/// ```
+/// use dama_rules::{notation::diagram, Position, Variant};
+/// let text = diagram::text_in(Variant::English, &Position::start(), None, false);
+/// assert!(text.starts_with("  b   b   b   b     1  2  3  4\n"), "{text}");
+/// let text = diagram::text_in(Variant::Russian, &Position::start(), None, false);
+/// assert!(text.contains("w   w   w   w      a1 c1 e1 g1\n"), "{text}");
+/// ```
+pub fn text_in(variant: Variant, pos: &Position, highlight: Option<Move>, colour: bool) -> String {
     let mut out = String::new();
     for row in 0..8u8 {
         let mut numbers = Vec::new();
         for col in 0..8u8 {
-            let Some(sq) = Square::from_coords(row, col) else {
+            let Some(sq) = square_at(variant, row, col) else {
                 out.push_str(if colour { "\x1b[47m  " } else { "  " });
                 continue;
             };
-            numbers.push(format!("{:>2}", sq.number()));
+            numbers.push(format!("{:>2}", pdn::square_name(variant, sq)));
             let (moved, captured) = marked(highlight, sq);
             let c = match pos.piece_at(sq) {
                 Some(p) => p.hub_char(),
@@ -72,6 +96,12 @@ pub fn text(pos: &Position, highlight: Option<Move>, colour: bool) -> String {
 /// The board as an SVG picture, Italian orientation (square 1 top left, White at the
 /// bottom), square numbers in the corners, the highlighted move's squares tinted.
 pub fn svg(pos: &Position, highlight: Option<Move>) -> String {
+    svg_in(Variant::Italian, pos, highlight)
+}
+
+/// [`svg`] for `variant`'s own board: its square names (algebraic names drawn as
+/// seven-segment letters and digits), mirrored where its players see the board so.
+pub fn svg_in(variant: Variant, pos: &Position, highlight: Option<Move>) -> String {
     const S: u32 = 60;
     let mut out = String::new();
     let _ = writeln!(
@@ -82,7 +112,7 @@ pub fn svg(pos: &Position, highlight: Option<Move>) -> String {
     for row in 0..8u8 {
         for col in 0..8u8 {
             let (x, y) = (u32::from(col) * S, u32::from(row) * S);
-            let Some(sq) = Square::from_coords(row, col) else {
+            let Some(sq) = square_at(variant, row, col) else {
                 let _ = writeln!(
                     out,
                     r##"<rect x="{x}" y="{y}" width="{S}" height="{S}" fill="#eedfc0"/>"##
@@ -104,7 +134,7 @@ pub fn svg(pos: &Position, highlight: Option<Move>) -> String {
             let _ = writeln!(
                 out,
                 r##"<path d="{}" fill="none" stroke="#f4f4f4" stroke-width="1.4" stroke-linecap="round" stroke-linejoin="round"/>"##,
-                number_path(sq.number(), x + 4, y + 4)
+                label_path(&pdn::square_name(variant, sq), x + 4, y + 4)
             );
             if let Some(p) = pos.piece_at(sq) {
                 let (body, edge) = match p.color {
@@ -157,14 +187,43 @@ const DIGITS: [u8; 10] = [
     0b110_1111, // 9: abcdfg
 ];
 
+/// The segments of the file letters a..h as seven-segment displays write them
+/// (A, b, C, d, E, F, G, H).
+const LETTERS: [u8; 8] = [
+    0b111_0111, // A: abcefg
+    0b111_1100, // b: cdefg
+    0b011_1001, // C: adef
+    0b101_1110, // d: bcdeg
+    0b111_1001, // E: adefg
+    0b111_0001, // F: aefg
+    0b011_1101, // G: acdef
+    0b111_0110, // H: bcefg
+];
+
+/// The segments of a label character: a digit or a file letter (none for anything else).
+fn segments(c: u8) -> u8 {
+    match c {
+        b'0'..=b'9' => DIGITS[usize::from(c - b'0')],
+        b'a'..=b'h' => LETTERS[usize::from(c - b'a')],
+        _ => 0,
+    }
+}
+
 /// The SVG path of the number `n` in seven-segment digits, its top-left corner at `x`, `y`.
+#[cfg(test)]
 fn number_path(n: u8, x: u32, y: u32) -> String {
+    label_path(&n.to_string(), x, y)
+}
+
+/// The SVG path of a square's label (digits, or a file letter and a digit) in seven-segment
+/// characters, its top-left corner at `x`, `y`.
+fn label_path(label: &str, x: u32, y: u32) -> String {
     let mut d = String::new();
     let mut ox = x;
-    for digit in n.to_string().bytes() {
+    for c in label.bytes() {
         // A 1 is narrow: its stroke 2 from the left, the next digit 5 on.
-        let (shift, advance) = if digit == b'1' { (3, 5) } else { (0, 8) };
-        let lit = DIGITS[usize::from(digit - b'0')];
+        let (shift, advance) = if c == b'1' { (3, 5) } else { (0, 8) };
+        let lit = segments(c);
         for (s, ((x0, y0), (x1, y1))) in SEGMENTS.iter().enumerate() {
             if lit & (1 << s) != 0 {
                 let (x0, x1) = (ox + x0 - shift, ox + x1 - shift);
@@ -200,6 +259,28 @@ mod tests {
         assert_eq!(ten.matches('M').count(), 2 + 6);
         assert!(ten.contains("M5 0L10 0"), "{ten}");
         assert!(number_path(28, 0, 0).contains("M8 0L13 0"));
+    }
+
+    #[test]
+    fn a_mirrored_board_draws_the_engine_columns_the_other_way() {
+        let pos = crate::notation::fen::parse("W:W32:B1").expect("valid FEN");
+        // Italian: 1 at the top left, 32 at the bottom right; English: the other way round,
+        // and named by the English numbers (the engine's 1 is English 4, its 32 English 29).
+        let italian = text(&pos, None, false);
+        assert!(italian.starts_with("b  "), "{italian}");
+        let english = text_in(Variant::English, &pos, None, false);
+        let lines: Vec<&str> = english.lines().collect();
+        assert!(lines[0].starts_with("  .   .   .   b "), "{english}");
+        assert!(lines[0].ends_with(" 1  2  3  4"), "{english}");
+        assert!(lines[7].starts_with("w "), "{english}");
+        assert!(lines[7].ends_with("29 30 31 32"), "{english}");
+        // The algebraic names are drawn as letters: a1 is the SVG's bottom-left square.
+        let svg = svg_in(Variant::Russian, &pos, None);
+        assert!(
+            svg.contains(&label_path("a1", 4, 7 * 60 + 4)),
+            "a1 at the bottom left"
+        );
+        assert_ne!(label_path("a1", 0, 0), label_path("1", 0, 0));
     }
 
     #[test]

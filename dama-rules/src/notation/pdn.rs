@@ -579,6 +579,86 @@ pub fn file_square(variant: Variant, sq: Square) -> Square {
     }
 }
 
+/// The name of engine square `sq` in `variant`'s own notation, as its players and files
+/// write it: the engine's number for Italian, Spanish; the English number for English
+/// checkers (see [`file_square`]); the algebraic name (`c3`, a dark `a1` at White's left) for
+/// Russian, Brazilian and Czech.
+///
+/// ```
+/// use dama_rules::notation::pdn::square_name;
+/// use dama_rules::{Square, Variant};
+/// let sq = |n| Square::new(n).unwrap();
+/// assert_eq!(square_name(Variant::Italian, sq(22)), "22");
+/// assert_eq!(square_name(Variant::English, sq(4)), "1");
+/// assert_eq!(square_name(Variant::Russian, sq(32)), "a1");
+/// ```
+pub fn square_name(variant: Variant, sq: Square) -> String {
+    if is_algebraic(variant) {
+        algebraic_name(sq)
+    } else {
+        file_square(variant, sq).to_string()
+    }
+}
+
+/// The engine square that `name` names in `variant`'s own notation (the inverse of
+/// [`square_name`]); `None` when it names no square.
+///
+/// ```
+/// use dama_rules::notation::pdn::square_named;
+/// use dama_rules::Variant;
+/// assert_eq!(square_named(Variant::English, "1").map(|s| s.number()), Some(4));
+/// assert_eq!(square_named(Variant::Russian, "a1").map(|s| s.number()), Some(32));
+/// assert_eq!(square_named(Variant::Italian, "33"), None);
+/// ```
+pub fn square_named(variant: Variant, name: &str) -> Option<Square> {
+    let name = name.trim();
+    if is_algebraic(variant) && name.bytes().any(|b| b.is_ascii_alphabetic()) {
+        return algebraic_square(name);
+    }
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let sq = name.parse::<u8>().ok().and_then(Square::new)?;
+    Some(file_square(variant, sq))
+}
+
+/// Whether `variant`'s players see the engine's board in a mirror: English, Russian,
+/// Brazilian and Czech boards have a dark square at each player's left corner, the Italian
+/// and Spanish boards a light one. Mirroring changes no rule, only where each square is drawn
+/// (the engine's column `c` is drawn at column `7 - c`).
+pub fn mirrored(variant: Variant) -> bool {
+    !matches!(variant, Variant::Italian | Variant::Spanish)
+}
+
+/// Move text with engine squares (Hub or PDN) written in `variant`'s own notation: every
+/// square renamed by [`square_name`]. The inverse of [`engine_text`].
+///
+/// ```
+/// use dama_rules::notation::pdn::variant_text;
+/// use dama_rules::Variant;
+/// assert_eq!(variant_text(Variant::Italian, "22-18"), "22-18");
+/// assert_eq!(variant_text(Variant::English, "22-18"), "23-19");
+/// assert_eq!(variant_text(Variant::Russian, "22-18"), "e3-f4");
+/// ```
+pub fn variant_text(variant: Variant, text: &str) -> String {
+    to_file_text(variant, text)
+}
+
+/// Move text written in `variant`'s own notation (numbers, or algebraic squares where the
+/// variant uses them; `:` as a capture sign) with the engine's square numbers, ready for
+/// [`crate::notation::parse_move_for`]. Text it cannot convert is returned for the move
+/// parser to reject.
+///
+/// ```
+/// use dama_rules::notation::pdn::engine_text;
+/// use dama_rules::Variant;
+/// assert_eq!(engine_text(Variant::English, "23-19"), "22-18");
+/// assert_eq!(engine_text(Variant::Russian, "e3-f4"), "22-18");
+/// ```
+pub fn engine_text(variant: Variant, text: &str) -> String {
+    move_text(variant, text)
+}
+
 /// The side that moves first in `variant` and opens each move number: Black in English
 /// checkers (`GameType` 21 says `B`), White elsewhere.
 pub fn first_colour(variant: Variant) -> Color {
@@ -637,7 +717,7 @@ fn renumber(variant: Variant, text: &str) -> String {
 }
 
 /// `text` with every run of digits that is a square replaced by `name(square)`.
-fn map_numbers(text: &str, name: impl Fn(Square) -> String) -> String {
+pub(crate) fn map_numbers(text: &str, name: impl Fn(Square) -> String) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     let mut digits = String::new();
     for c in text.chars().chain(std::iter::once('\0')) {
