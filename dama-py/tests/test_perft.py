@@ -1,5 +1,5 @@
-"""dama.perft of every variant against the published numbers (tests/data/perft.txt, from
-shared/spec/perft.md), up to a few million leaves each so that the run stays short."""
+"""dama.perft of every variant against the published numbers (tests/data/perft.txt, also in
+docs/perft.md), up to a few million leaves each so that the run stays short."""
 
 import threading
 import time

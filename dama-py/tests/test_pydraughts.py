@@ -80,7 +80,7 @@ def test_random_games_have_pydraughts_moves_but_the_known_tier_four_difference()
 
 
 def test_the_known_difference_is_tier_four_in_the_rules_own_example():
-    """rules.md's example of tier 4: two king captures of three pieces, two of them kings;
+    """The tier-4 example of docs/rules.md: two king captures of three pieces, two of them kings;
     30x5 meets its kings at jumps 1 and 2, 30x7 at jumps 1 and 3. Only 30x5 is legal;
     pydraughts 0.6.7 compares the first king only and lists both."""
     fen = "W:WK30:B10,K12,K18,20,K26,K27"

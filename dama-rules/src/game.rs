@@ -6,7 +6,7 @@ use crate::{Bitboard, Color, Error, Move, MoveList, Position, Variant};
 
 /// The end-of-game rules of a variant besides "no legal move loses".
 ///
-/// What dama decided where rules.md leaves room (see [`Variant::draw_rules`]):
+/// What dama decided where the rules leave room (docs/rules.md; see [`Variant::draw_rules`]):
 /// - Spanish: the three-kings rule counts the stronger side's moves from the first position
 ///   with three kings (no men) against a lone king (no men) in which one of the three stands
 ///   on the long diagonal 1-5-10-14-19-23-28-32; any change of material ends the count.

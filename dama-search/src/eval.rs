@@ -320,7 +320,8 @@ pub fn evaluate_with(pos: &Position, weights: &Weights) -> i32 {
 }
 
 /// Scales an advantage without material down when the trailing side has a king and the
-/// leader has three pieces or fewer (strategy.md §1: such endings are mostly drawn).
+/// leader has three pieces or fewer (such endings are mostly drawn: docs/strategy.md,
+/// "Material").
 #[inline(always)]
 fn damp(pos: &Position, white: i32) -> i32 {
     use dama_rules::Color::{Black, White};

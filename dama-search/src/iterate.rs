@@ -206,7 +206,7 @@ fn answer((depth, lines, seldepth): Done, multipv: usize) -> SearchResult {
 /// report nothing, the odd ones start one depth deeper so that the threads spread over two
 /// depths, and the main thread's iteration is the answer. (Two more elaborate schemes, a
 /// helper skipping depths others search and the main thread taking over a helper's deeper
-/// iteration, were measured no stronger, issue 18, and removed.)
+/// iteration, were measured no stronger and removed.)
 fn deepen<R: Rules>(
     w: &mut Worker<'_, R>,
     game: &Game,

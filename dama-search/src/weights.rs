@@ -5,8 +5,8 @@
 //! default: features only), `italian-patterns.weights` (with patterns, the knob
 //! `patterns=1`), `spanish.weights`, `czech.weights`, `english.weights`, `russian.weights`
 //! and `brazilian.weights`, written by `dama tune fit` and embedded in the binary. The
-//! non-Italian fits started from the hand-set values of strategy.md (with flying kings valued
-//! far higher), which the knob `hand=1` still plays.
+//! non-Italian fits started from the hand-set values of docs/strategy.md (with flying kings
+//! valued far higher), which the knob `hand=1` still plays.
 //!
 //! # The weights file (version 1)
 //!
@@ -366,8 +366,8 @@ pub fn classic(variant: Variant) -> &'static Weights {
     }
 }
 
-/// The hand-set table of `variant` (strategy.md's values), kept to compare with the fitted
-/// one in matches.
+/// The hand-set table of `variant` (the values of docs/strategy.md), kept to compare with the
+/// fitted one in matches.
 pub fn hand_set(variant: Variant) -> &'static Weights {
     match variant {
         Variant::Italian | Variant::English => &SHORT_KINGS,

@@ -85,3 +85,58 @@ fn divide_sums_to_perft() {
         );
     }
 }
+
+/// The tables of `docs/perft.md`: (variant, FEN, depth) → leaves. A table belongs to the
+/// FEN written in backquotes on the line before it ends with a colon, the start position
+/// before any such line; an empty cell is a count the page does not give.
+fn documented() -> std::collections::BTreeMap<(String, String, u32), u64> {
+    let text = include_str!("../../docs/perft.md");
+    let mut out = std::collections::BTreeMap::new();
+    let mut fen = "W:W21-32:B1-12".to_string();
+    let mut header: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if let Some(quoted) = line.strip_prefix('`').and_then(|l| l.strip_suffix("`:")) {
+            fen = quoted.to_string();
+            continue;
+        }
+        let Some(row) = line.strip_prefix('|') else {
+            header.clear();
+            continue;
+        };
+        let cells: Vec<String> = row
+            .trim_end_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_ascii_lowercase())
+            .collect();
+        if cells[0] == "depth" {
+            header = cells;
+            continue;
+        }
+        let Ok(depth) = cells[0].parse::<u32>() else {
+            continue; // the |---:| line
+        };
+        for (variant, cell) in header.iter().zip(&cells).skip(1) {
+            if !cell.is_empty() {
+                let n = cell.parse().expect("a count in docs/perft.md");
+                out.insert((variant.clone(), fen.clone(), depth), n);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn docs_perft_shows_exactly_the_numbers_of_the_data_file() {
+    let data: std::collections::BTreeMap<_, _> = cases()
+        .into_iter()
+        .map(|c| ((c.variant.name().to_string(), c.fen, c.depth), c.nodes))
+        .collect();
+    let docs = documented();
+    assert!(docs.len() > 6 * 13, "only {} counts read", docs.len());
+    for (key, n) in &data {
+        assert_eq!(docs.get(key), Some(n), "docs/perft.md for {key:?}");
+    }
+    for (key, n) in &docs {
+        assert_eq!(data.get(key), Some(n), "tests/data/perft.txt for {key:?}");
+    }
+}

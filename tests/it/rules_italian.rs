@@ -1,7 +1,7 @@
-//! One test per rule of rules.md (Italian), on positions built by hand.
+//! One test per rule of docs/rules.md (Italian), on positions built by hand.
 //!
-//! Square geometry (rules.md): row r = (n-1)/4 from the top, column c = 2*((n-1)%4) + (r odd);
-//! White men move up. Each position's comment says what the pieces do.
+//! Square geometry (docs/rules.md): row r = (n-1)/4 from the top,
+//! column c = 2*((n-1)%4) + (r odd); White men move up. Each position's comment says what the pieces do.
 
 use crate::common::{italian, pos};
 use dama::rules::explain::Candidate;
@@ -109,8 +109,8 @@ fn tier3_most_kings() {
 
 #[test]
 fn tier4_rules_example_compares_every_king() {
-    // rules.md: 30x5 takes 26, 18, 10 (kings at jumps 1 and 2); 30x7 takes 27, 20, 12 (kings at
-    // jumps 1 and 3). Comparing only the first king would keep both.
+    // docs/rules.md: 30x5 takes 26, 18, 10 (kings at jumps 1 and 2); 30x7 takes 27, 20, 12
+    // (kings at jumps 1 and 3). Comparing only the first king would keep both.
     assert_eq!(italian("W:WK30:B10,K12,K18,20,K26,K27"), ["30x5x10x18x26"]);
 }
 

@@ -1,4 +1,4 @@
-//! One test per rule that differs from Italian (rules.md), on positions built by hand.
+//! One test per rule that differs from Italian (docs/rules.md), on positions built by hand.
 //!
 //! Square geometry: row r = (n-1)/4 from the top, column c = 2*((n-1)%4) + (r odd).
 

@@ -8,7 +8,8 @@ For each variant it builds N positions reached by random legal play from the sta
 position (reference generator, seeded random.Random) plus N random sparse positions with
 several kings of both sides, feeds their canonical FENs to `dama moves --variant V --stdin`
 and compares the move set of every line with the reference. `--perft` checks the
-reference's own perft from the start against /work/shared/spec/perft.md first.
+reference's own perft from the start against the published numbers first
+(tests/data/perft.txt, shown in docs/perft.md; another file with --perft-data).
 Exit status 1 on any mismatch (or perft error), 0 otherwise; the last line is
 `N passed, M failed`.
 """
@@ -24,7 +25,10 @@ sys.dont_write_bytecode = True  # keep tests/reference free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import draughts_ref as ref  # noqa: E402
 
-DEFAULT_PERFT_MD = "/work/shared/spec/perft.md"
+# The published perft numbers, in the repository (the tests read the same file).
+DEFAULT_PERFT_DATA = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), os.pardir, "data", "perft.txt"
+)
 
 
 # --------------------------------------------------------------------------- positions
@@ -100,7 +104,7 @@ def sparse_positions(count, rng):
                 board[s] = sign
         color = rng.choice((ref.WHITE, ref.BLACK))
         if not any(board[1:]):
-            # A board with no piece at all is no position (rules.md; dama refuses it).
+            # A board with no piece at all is no position (docs/rules.md; dama refuses it).
             continue
         fen = ref.to_fen(board, color)
         if fen in seen:
@@ -217,24 +221,19 @@ def crosscheck_variant(dama, variant, n, seed):
 
 
 def read_perft_table(path):
-    """{variant: {depth: count}} from the markdown table of perft.md."""
+    """{variant: {depth: count}} of the start position, from a perft.txt file ("pos VARIANT
+    FEN" lines, each followed by "perft DEPTH NODES" lines; other positions are skipped)."""
     table = {}
-    header = None
+    variant = None
     with open(path) as f:
         for line in f:
-            line = line.strip()
-            if not line.startswith("|"):
+            words = line.split()
+            if not words or words[0].startswith("#"):
                 continue
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if header is None:
-                if cells and cells[0].lower() == "depth":
-                    header = [c.lower() for c in cells]
-                continue
-            if not cells[0].isdigit():
-                continue  # the |---:| line
-            depth = int(cells[0])
-            for name, value in zip(header[1:], cells[1:]):
-                table.setdefault(name, {})[depth] = int(value)
+            if words[0] == "pos":
+                variant = words[1] if words[2] == ref.START_FEN else None
+            elif words[0] == "perft" and variant is not None:
+                table.setdefault(variant, {})[int(words[1])] = int(words[2])
     return table
 
 
@@ -266,9 +265,11 @@ def main(argv):
                     help="random-play positions per variant; as many sparse positions are added")
     ap.add_argument("--seed", default="1")
     ap.add_argument("--perft", action="store_true",
-                    help="check the reference's perft from the start against perft.md")
+                    help="check the reference's perft from the start against the published "
+                         "numbers (--perft-data)")
     ap.add_argument("--perft-depth", type=int, default=5)
-    ap.add_argument("--perft-md", default=DEFAULT_PERFT_MD)
+    ap.add_argument("--perft-data", default=DEFAULT_PERFT_DATA,
+                    help="perft file in the format of tests/data/perft.txt (the default)")
     args = ap.parse_args(argv)
     if not args.dama and not args.perft:
         ap.error("give --dama PATH (cross-check) and/or --perft")
@@ -276,7 +277,7 @@ def main(argv):
 
     total_pass = total_fail = 0
     if args.perft:
-        p, f = perft_check(variants, args.perft_depth, args.perft_md)
+        p, f = perft_check(variants, args.perft_depth, args.perft_data)
         total_pass += p
         total_fail += f
     if args.dama:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent reference move generator for the draughts variants of `dama`.
 
-Written only from /work/shared/spec/rules.md (and notation.md for FEN / Hub text),
+Written only from docs/rules.md (and docs/notation.md for FEN / Hub text),
 deliberately naive: a 33-entry list board (index 0 unused), explicit rays, and a
 depth-first search over every capture sequence, followed by the priority filter of
 the variant. Nothing here is tuned for speed; it is meant to be obviously correct.
@@ -20,7 +20,7 @@ WHITE, BLACK = 1, -1
 
 
 def coords(n):
-    """Row and column of square n (1..32), exactly the rules.md formula."""
+    """Row and column of square n (1..32), exactly the formula of docs/rules.md."""
     r = (n - 1) // 4
     c = 2 * ((n - 1) % 4) + (1 if r % 2 == 1 else 0)
     return r, c

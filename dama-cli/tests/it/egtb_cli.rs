@@ -24,7 +24,8 @@ fn build_probe_info_verify() {
     );
 
     // Two kings against one win; a king against a king, each in a double corner (the lone
-    // king's refuge, strategy.md §3), draws; a blocked king has lost; four pieces are not built; a bad FEN is an error and the run goes on.
+    // king's refuge, docs/egtb.md), draws; a blocked king has lost; four pieces are not built;
+    // a bad FEN is an error and the run goes on.
     let input =
         "W:WK1,K3:BK29\nW:WK4:BK29\nB:WK28,K23:BK32\nW:WK1,K2:BK29,K30\nW:X\nB:WK1,K3:BK29\n";
     let o = dama(&["egtb", "probe", "--dir", d, "--stdin"], Some(input));

@@ -195,3 +195,117 @@ fn the_matcher_elides_lines_and_text_and_nothing_else() {
     assert!(!line_matches("nodes [..] nps", "nodes 12 kps"));
     assert!(!line_matches("ab[..]ba", "aba"));
 }
+
+/// The files a reader of the repository reads: docs, comments and scripts.
+fn text_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            // Build output, virtual environments, caches and fuzz inputs are nobody's docs.
+            let skip = matches!(
+                name.as_str(),
+                "target" | "corpus" | "node_modules" | "__pycache__"
+            ) || (name.starts_with('.') && name != ".ci" && name != ".github");
+            if !skip {
+                text_files(&path, out);
+            }
+            continue;
+        }
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let listed = [
+            "md", "rs", "py", "pyi", "toml", "sh", "yaml", "yml", "js", "html", "css", "txt",
+        ]
+        .contains(&ext);
+        if listed || name == "run" {
+            out.push(path);
+        }
+    }
+}
+
+/// What a self-contained doc or comment may not say, in `line`: a path of the machine it was
+/// written on, an internal tracker's number, or a file that is not in the repository.
+fn outside_reference(line: &str) -> Option<String> {
+    let lower = line.to_ascii_lowercase();
+    // Spelt in pieces, so that this file does not match itself.
+    let paths = [
+        ["/wo", "rk/"].concat(),
+        ["/ho", "me/"].concat(),
+        ["/ro", "ot/"].concat(),
+    ];
+    let files = [["shared", "/spec"].concat(), ["STYLE", ".md"].concat()];
+    for bad in paths.iter().chain(&files) {
+        if lower.contains(&bad.to_ascii_lowercase()) {
+            return Some(bad.clone());
+        }
+    }
+    let word = ["iss", "ue"].concat();
+    for (at, _) in lower.match_indices(&word) {
+        let rest = lower[at + word.len()..].trim_start_matches('s');
+        let rest = rest.trim_start_matches([' ', '#']);
+        if rest.starts_with(|c: char| c.is_ascii_digit()) {
+            return Some(format!("{word} N"));
+        }
+    }
+    // Every Markdown file named under docs/ must be in the repository.
+    for (at, _) in line.match_indices("docs/") {
+        let name: String = line[at + 5..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+            .collect();
+        let name = name.trim_end_matches('.');
+        if name.ends_with(".md") && !workspace().join("docs").join(name).is_file() {
+            return Some(format!("docs/{name}, which does not exist"));
+        }
+    }
+    None
+}
+
+#[test]
+fn the_docs_and_comments_name_no_machine_path_tracker_number_or_missing_file() {
+    let mut files = Vec::new();
+    text_files(&workspace(), &mut files);
+    files.sort();
+    assert!(
+        files.len() > 100,
+        "only {} files found: the walk lost them",
+        files.len()
+    );
+    let mut found = Vec::new();
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        let name = file.strip_prefix(workspace()).unwrap_or(file).display();
+        for (n, line) in text.lines().enumerate() {
+            if let Some(what) = outside_reference(line) {
+                found.push(format!("{name}:{}: {what}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the docs must be self-contained (docs/ holds the rules, the notation and the facts \
+         the code relies on; write paths relative or as a placeholder, and say what a \
+         tracker item was instead of its number):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_self_containment_check_catches_what_it_should() {
+    let spell = |parts: &[&str]| parts.concat();
+    assert!(outside_reference(&spell(&["see /wo", "rk/egtb6/tables"])).is_some());
+    assert!(outside_reference(&spell(&["as ", "/ho", "me/me/x says"])).is_some());
+    assert!(outside_reference(&spell(&["removed (Iss", "ue 18)"])).is_some());
+    assert!(outside_reference(&spell(&["iss", "ues 12 and 16"])).is_some());
+    assert!(outside_reference(&spell(&["iss", "ue #7"])).is_some());
+    assert!(outside_reference(&spell(&["from ../sha", "red/spec/perft.md"])).is_some());
+    assert!(outside_reference(&spell(&["see docs/", "nowhere.md"])).is_some());
+    assert!(outside_reference("see docs/rules.md and docs/egtb.md.").is_none());
+    assert!(outside_reference("an issue with the table, 3 of them").is_none());
+    assert!(outside_reference("~/.cache/dama/egtb by default").is_none());
+}

@@ -55,7 +55,8 @@ fn spanish_up_to_3_pieces_agrees_with_an_independent_solve() {
 
 #[test]
 fn the_independent_solver_finds_the_known_2k_v_k_figures() {
-    // strategy.md §3: 2K v K, the kings' side to move: 34 draws, the longest win 33 plies.
+    // docs/egtb.md, "Known endings": 2K v K, the kings' side to move: 34 draws, the longest
+    // win 33 plies.
     let solved = solve::<Italian>(enumerate(3, &|c| reachable([0, 2, 0, 1], c)));
     let mut draws = 0;
     let mut longest = 0;

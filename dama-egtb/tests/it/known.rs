@@ -1,5 +1,5 @@
-//! The values of strategy.md §3 (stronger side to move, every legal placement) and the verify
-//! pass on every table of at most 4 pieces.
+//! The values of docs/egtb.md's "Known endings" (stronger side to move, every legal placement)
+//! and the verify pass on every table of at most 4 pieces.
 
 use dama_egtb::{solve::build_order, Material, Memory, Stats};
 use dama_rules::variant::{Czech, Italian, Spanish};
@@ -98,8 +98,9 @@ fn every_italian_dtw_table_agrees_with_its_successors() {
         }
     }
     // 2K v K: the only conversion that keeps the win is the capture that ends the game, so
-    // DTW and MTC agree (33, strategy.md §3). 3K v K: MTC's 12 counts a sacrifice to 2K v K
-    // as a conversion, and the end comes later; 3K v 2K likewise beyond its MTC of 48.
+    // DTW and MTC agree (33, docs/egtb.md, "Known endings"). 3K v K: MTC's 12 counts a
+    // sacrifice to 2K v K as a conversion, and the end comes later; 3K v 2K likewise beyond
+    // its MTC of 48.
     for (class, mtc, same) in [
         ("KK-K", 33, true),
         ("KKK-K", 12, false),
