@@ -51,6 +51,13 @@ fn non_negative(text: &str) -> Result<f64, String> {
 }
 
 /// Parses a finite number above 0 (`--rate`).
+fn unit(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("\"{text}\": expected a number from 0 to 1")),
+    }
+}
+
 fn positive(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
@@ -546,6 +553,10 @@ pub enum TuneAction {
         /// Play with the pattern evaluation (features and patterns).
         #[arg(long)]
         patterns: bool,
+        /// Endgame table files to search with and to label positions by (`dama egtb
+        /// build`'s directory; default: only the small tables built in memory).
+        #[arg(long)]
+        egtb: Option<PathBuf>,
         /// The sample file to write.
         #[arg(long)]
         out: PathBuf,
@@ -579,6 +590,41 @@ pub enum TuneAction {
         #[arg(long)]
         threads: Option<usize>,
         /// The weights file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Train the network evaluation on sample files with scores (version 3): Adam on the
+    /// squared error of sigmoid(eval / K) against a blend of score and result; a checkpoint
+    /// after every epoch, and the net file written at the end.
+    Train {
+        /// Sample files written by `dama tune gen` (version 3; older files have no scores).
+        #[arg(required = true)]
+        samples: Vec<PathBuf>,
+        /// Passes over the training positions (in all, counting those of a resumed run).
+        #[arg(long, default_value_t = 10)]
+        epochs: usize,
+        /// Positions per optimiser step.
+        #[arg(long, default_value_t = 16_384)]
+        batch: usize,
+        /// Adam's step at the start (falls linearly to a tenth).
+        #[arg(long, default_value_t = 1e-3, value_parser = positive)]
+        rate: f64,
+        /// Weight of the search score in the target, 0..=1 (the rest is the game's result).
+        #[arg(long, default_value_t = 0.75, value_parser = unit)]
+        lambda: f64,
+        /// Hold out one game in this many (0: none).
+        #[arg(long, default_value_t = 10)]
+        holdout: usize,
+        /// Threads (default: the number of processors).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Seed of the initial weights and the shuffling.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The checkpoint written after every epoch, and read first if it exists (resume).
+        #[arg(long)]
+        checkpoint: Option<PathBuf>,
+        /// The net file to write.
         #[arg(long)]
         out: PathBuf,
     },

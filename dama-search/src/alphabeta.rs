@@ -8,6 +8,7 @@ use dama_rules::{Move, MoveList, Position, Rules};
 
 use crate::control::Control;
 use crate::eval::evaluate_with;
+use crate::nnue::{Accumulator, Network};
 use crate::ordering::{History, Killers};
 use crate::score::{Score, INFINITE, TABLE_WIN, WIN};
 use crate::tt::{Bound, Table};
@@ -41,6 +42,11 @@ pub(crate) struct Worker<'a, R: Rules> {
     pub stopped: bool,
     /// The evaluation's weights.
     pub weights: &'a Weights,
+    /// The network in `weights`, if any, and per ply an accumulator with the position it
+    /// holds (whether it holds one): exact for that position whatever was searched since.
+    pub net: Option<&'a Network>,
+    pub accs: Box<[Accumulator]>,
+    pub acc_pos: Box<[Option<Position>]>,
     /// Whether this worker reports and owns the stop decision for time and nodes.
     pub main: bool,
     pub _rules: PhantomData<R>,
@@ -54,6 +60,22 @@ const KILLER: [i32; 2] = [1 << 24, 1 << 23];
 impl<'a, R: Rules> Worker<'a, R> {
     pub fn new(tt: &'a Table, control: &'a Control<'a>, keys: Vec<u64>, main: bool) -> Self {
         let rules = R::VARIANT.draw_rules();
+        let weights = if let Some(w) = control.weights {
+            w
+        } else if control.knobs.hand_weights {
+            crate::weights::hand_set(R::VARIANT)
+        } else if control.knobs.classic_eval {
+            crate::weights::classic(R::VARIANT)
+        } else if control.knobs.pattern_eval {
+            crate::weights::with_patterns(R::VARIANT)
+        } else if control.knobs.net_eval {
+            crate::weights::network(R::VARIANT)
+                .unwrap_or_else(|| crate::weights::for_variant(R::VARIANT))
+        } else {
+            crate::weights::for_variant(R::VARIANT)
+        };
+        let net = weights.net().filter(|n| n.variant == R::VARIANT);
+        let stack = if net.is_some() { MAX_PLY + 1 } else { 0 };
         Worker {
             tt,
             control,
@@ -68,17 +90,10 @@ impl<'a, R: Rules> Worker<'a, R> {
             pv: vec![[first_dummy(); MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             stopped: false,
-            weights: if let Some(w) = control.weights {
-                w
-            } else if control.knobs.hand_weights {
-                crate::weights::hand_set(R::VARIANT)
-            } else if control.knobs.classic_eval {
-                crate::weights::classic(R::VARIANT)
-            } else if control.knobs.pattern_eval {
-                crate::weights::with_patterns(R::VARIANT)
-            } else {
-                crate::weights::for_variant(R::VARIANT)
-            },
+            weights,
+            net,
+            accs: vec![Accumulator::default(); stack].into_boxed_slice(),
+            acc_pos: vec![None; stack].into_boxed_slice(),
             main,
             _rules: PhantomData,
         }
@@ -130,14 +145,46 @@ impl<'a, R: Rules> Worker<'a, R> {
     /// The static value of a quiet node, pulled towards a draw as the no-progress count nears
     /// its limit so that the stronger side makes progress.
     #[inline(always)]
-    fn static_value(&self, pos: &Position, quiet: u32) -> i32 {
-        let e = evaluate_with(pos, self.weights);
+    fn static_value(&mut self, pos: &Position, ply: usize, quiet: u32) -> i32 {
+        let e = match self.net {
+            Some(net) => self.net_value(net, pos, ply),
+            None => evaluate_with(pos, self.weights),
+        };
         let left = self.no_progress.saturating_sub(quiet) as i32;
         if left < 20 {
             e * left / 20
         } else {
             e
         }
+    }
+
+    /// The network's value of `pos` at `ply`: its accumulator is made from the one of the
+    /// parent's ply or this ply's last, whichever differs by fewer pieces, or from scratch.
+    #[inline(always)]
+    fn net_value(&mut self, net: &Network, pos: &Position, ply: usize) -> i32 {
+        let fresh = pos.occupied().count();
+        let cost = |p: &Option<Position>| p.map_or(u32::MAX, |p| Accumulator::changes(&p, pos));
+        let same = cost(&self.acc_pos[ply]);
+        let parent = if ply > 0 {
+            cost(&self.acc_pos[ply - 1])
+        } else {
+            u32::MAX
+        };
+        if same == 0 {
+            return net.evaluate(&self.accs[ply], pos.turn());
+        }
+        if parent < same && parent < fresh {
+            let from = self.acc_pos[ply - 1].expect("a cost below u32::MAX has a position");
+            self.accs[ply] = self.accs[ply - 1];
+            net.update(&mut self.accs[ply], &from, pos);
+        } else if same < fresh {
+            let from = self.acc_pos[ply].expect("a cost below u32::MAX has a position");
+            net.update(&mut self.accs[ply], &from, pos);
+        } else {
+            self.accs[ply] = net.refresh(pos);
+        }
+        self.acc_pos[ply] = Some(*pos);
+        net.evaluate(&self.accs[ply], pos.turn())
     }
 
     /// A draw's value for the side to move `ply` plies below the root: minus the contempt
@@ -199,7 +246,7 @@ impl<'a, R: Rules> Worker<'a, R> {
             return self.draw(ply);
         }
         if ply >= MAX_PLY - 1 {
-            return self.static_value(pos, quiet);
+            return self.static_value(pos, ply, quiet);
         }
         if ply > 0 && !list[0].is_capture() {
             if let Some(v) = self.probe_endgame(pos, ply, quiet) {
@@ -214,7 +261,7 @@ impl<'a, R: Rules> Worker<'a, R> {
         }
         let capture = list[0].is_capture();
         if depth <= 0 && !capture {
-            return self.static_value(pos, quiet);
+            return self.static_value(pos, ply, quiet);
         }
         if list.len() == 1 && depth > 0 && self.control.knobs.single_reply {
             depth += 1;
@@ -246,7 +293,7 @@ impl<'a, R: Rules> Worker<'a, R> {
             && beta.abs() < WIN - 1_000
             && !pos.with_turn(!pos.turn()).must_capture::<R>()
         {
-            let e = self.static_value(pos, quiet);
+            let e = self.static_value(pos, ply, quiet);
             if e - 60 * depth >= beta {
                 return e;
             }

@@ -45,6 +45,8 @@ pub struct Knobs {
     pub classic_eval: bool,
     /// Evaluate with the pattern weights (features and patterns of men).
     pub pattern_eval: bool,
+    /// Evaluate with the embedded network where the variant has one (see [`crate::nnue`]).
+    pub net_eval: bool,
     /// Contempt, in hundredths of a man: a draw (repetition, the no-progress rule, a table
     /// draw) is worth this much less than even to the side to move at the root, and this
     /// much more to its opponent, so that the search does not steer into one when it is not
@@ -68,13 +70,14 @@ impl std::str::FromStr for Knobs {
                 "hand" => k.hand_weights = n != 0,
                 "classic" => k.classic_eval = n != 0,
                 "patterns" => k.pattern_eval = n != 0,
+                "net" => k.net_eval = n != 0,
                 "rfp" => k.rfp = n,
                 "single" => k.single_reply = n != 0,
                 "tt" => k.tt_depth = n,
                 "contempt" => k.contempt = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, single, tt, contempt, hand, classic or patterns"
+                        "unknown knob \"{name}\": expected lmr, rfp, single, tt, contempt, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -90,6 +93,7 @@ impl Default for Knobs {
             hand_weights: false,
             classic_eval: false,
             pattern_eval: false,
+            net_eval: false,
             rfp: 3,
             single_reply: false,
             tt_depth: 2,

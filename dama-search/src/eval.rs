@@ -304,6 +304,9 @@ fn patterns(pos: &Position, table: &[[i16; 2]]) -> i32 {
 /// [`evaluate`] with the weights `weights` (the search's hot path).
 #[inline]
 pub fn evaluate_with(pos: &Position, weights: &Weights) -> i32 {
+    if let Some(net) = weights.net() {
+        return net.evaluate(&net.refresh(pos), pos.turn());
+    }
     let mut sum = Weighted {
         weights: &weights.features,
         total: 0,

@@ -13,14 +13,19 @@
 //!    log loss of `sigmoid(eval / K)`, with an L2 penalty on the patterns; every
 //!    [`FitConfig::holdout`]-th game is held out to measure the loss on unseen games.
 //!
-//! # The sample file (version 2)
+//! # The sample file (version 3)
 //!
 //! `DAMASAMP`, then the version as a little-endian `u32`, then the variant (`u8`, its place
 //! in [`Variant::ALL`]: 0 Italian, 1 Spanish, 2 Czech, ...), then the games one after another:
 //! the result (`u8`: 0 Black won, 1 draw, 2 White won), the number of positions (`u16`
 //! little-endian), and per position the White, Black and king squares as `u32` bit sets
-//! (bit `n - 1` for square `n`) and the side to move (`u8`: 0 White, 1 Black): 13 bytes.
-//! Version 1 is the same without the variant byte, and is read as Italian.
+//! (bit `n - 1` for square `n`), the side to move (`u8`: 0 White, 1 Black) and the position's
+//! score (`i16` little-endian, hundredths of a man from the side to move's view, as a
+//! [`Score`](crate::Score): wins and losses beyond ±29,000): 15 bytes. The score is the
+//! self-play search's own, or the endgame tables' exact value (a table win is
+//! [`TABLE_LABEL`], a draw 0) when they cover the position.
+//! Version 2 is the same without the score (13 bytes a position), version 1 without the
+//! variant byte too (read as Italian); their games have no scores.
 //!
 //! ```
 //! use dama_search::tune::{generate, read_samples, GenConfig};
@@ -46,12 +51,15 @@ use crate::eval::{feature, features, phase, PHASES, SCALE};
 use crate::matches::{italian_openings, opening_lines};
 use crate::pattern::{self, free_slot, ENTRIES, FREE_WINDOWS, WINDOWS};
 use crate::weights::Weights;
-use crate::{Engine, Error, Knobs, Limits};
+use crate::{Endgames, Engine, Error, Knobs, Limits};
 
 /// The sample file's first bytes.
 pub const SAMPLE_MAGIC: &[u8; 8] = b"DAMASAMP";
 /// The sample file format's version.
-pub const SAMPLE_VERSION: u32 = 2;
+pub const SAMPLE_VERSION: u32 = 3;
+/// The score a sample carries for a position the endgame tables win for the side to move
+/// (minus it for a loss): a table win at distance 0 to conversion.
+pub const TABLE_LABEL: i16 = crate::score::TABLE_WIN as i16;
 
 /// How [`generate`] plays.
 #[derive(Clone, Debug)]
@@ -72,6 +80,8 @@ pub struct GenConfig {
     pub seed: u64,
     /// The search's switches (the `classic` knob plays the previous evaluation).
     pub knobs: Knobs,
+    /// The endgame tables the games search with and label their positions by.
+    pub endgames: Endgames,
 }
 
 impl Default for GenConfig {
@@ -85,6 +95,7 @@ impl Default for GenConfig {
             threads: 1,
             seed: 0,
             knobs: Knobs::default(),
+            endgames: Endgames::memory_only(),
         }
     }
 }
@@ -116,6 +127,9 @@ pub struct SampleGame {
     pub result: u8,
     /// The positions with no capture pending.
     pub positions: Vec<Position>,
+    /// Per position, its score from the side to move's view (see the module docs); empty
+    /// for files of version 1 and 2, which have none.
+    pub scores: Vec<i16>,
 }
 
 /// Plays `config`'s shard of self-play games and writes them to `out` as a sample file;
@@ -146,6 +160,7 @@ pub fn generate(
             s.spawn(|| {
                 let mut engine = Engine::with_hash(8);
                 engine.set_knobs(config.knobs);
+                engine.set_endgames(config.endgames.clone());
                 loop {
                     let at = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&i) = mine.get(at) else { break };
@@ -216,15 +231,17 @@ fn play_game(
     }
     engine.clear();
     let mut positions = Vec::new();
+    let mut scores = Vec::new();
     let result = loop {
         if let Some(outcome) = game.outcome() {
             break outcome;
         }
         let pos = *game.position();
+        let r = engine.search(&game, &Limits::nodes(config.nodes));
         if quiet(&pos, config.variant) {
             positions.push(pos);
+            scores.push(label(engine, &pos, config.variant, r.score));
         }
-        let r = engine.search(&game, &Limits::nodes(config.nodes));
         let Some(m) = r.best else {
             break Outcome::Win(!pos.turn());
         };
@@ -233,6 +250,7 @@ fn play_game(
         }
     };
     positions.truncate(usize::from(u16::MAX));
+    scores.truncate(usize::from(u16::MAX));
     SampleGame {
         result: match result {
             Outcome::Win(Color::White) => 2,
@@ -240,7 +258,23 @@ fn play_game(
             Outcome::Draw(_) => 1,
         },
         positions,
+        scores,
     }
+}
+
+/// A kept position's score: the tables' exact value where they cover it, else the search's.
+fn label(engine: &Engine, pos: &Position, variant: Variant, searched: crate::Score) -> i16 {
+    let n = pos.occupied().count();
+    if engine.endgames().may_cover(variant, n) {
+        let value = dama_rules::with_rules!(variant, R => engine.endgames().probe::<R>(pos));
+        match value {
+            Some(dama_egtb::Value::Win(_)) => return TABLE_LABEL,
+            Some(dama_egtb::Value::Loss(_)) => return -TABLE_LABEL,
+            Some(dama_egtb::Value::Draw) => return 0,
+            None => {}
+        }
+    }
+    searched.0.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16
 }
 
 fn squares(b: Bitboard) -> u32 {
@@ -255,16 +289,18 @@ fn bitboard(bits: u32) -> Bitboard {
 }
 
 fn encode_game(game: &SampleGame) -> Vec<u8> {
-    let mut out = Vec::with_capacity(3 + 13 * game.positions.len());
+    let mut out = Vec::with_capacity(3 + 15 * game.positions.len());
     out.push(game.result);
     out.extend_from_slice(&(game.positions.len() as u16).to_le_bytes());
-    for p in &game.positions {
+    for (i, p) in game.positions.iter().enumerate() {
         for b in [p.pieces(Color::White), p.pieces(Color::Black)] {
             out.extend_from_slice(&squares(b).to_le_bytes());
         }
         let kings = p.kings(Color::White) | p.kings(Color::Black);
         out.extend_from_slice(&squares(kings).to_le_bytes());
         out.push(u8::from(p.turn() == Color::Black));
+        let score = game.scores.get(i).copied().unwrap_or(0);
+        out.extend_from_slice(&score.to_le_bytes());
     }
     out
 }
@@ -272,7 +308,7 @@ fn encode_game(game: &SampleGame) -> Vec<u8> {
 /// Reads a sample file (see the module docs).
 ///
 /// # Errors
-/// [`Error::BadSamples`] when the bytes are not a version-1 or version-2 sample file, are
+/// [`Error::BadSamples`] when the bytes are not a sample file of version 1 to 3, are
 /// cut short, or hold an impossible position; the error says at which byte.
 pub fn read_samples(bytes: &[u8]) -> Result<Samples, Error> {
     let bad = |why: String| Error::BadSamples { why };
@@ -284,7 +320,7 @@ pub fn read_samples(bytes: &[u8]) -> Result<Samples, Error> {
     let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
     let (variant, mut at) = match version {
         1 => (Variant::Italian, 12),
-        2 => {
+        2 | 3 => {
             let code = bytes.get(12).copied().ok_or_else(|| {
                 bad("the header is cut short at byte 12: expected the variant".into())
             })?;
@@ -301,12 +337,13 @@ pub fn read_samples(bytes: &[u8]) -> Result<Samples, Error> {
         }
         _ => {
             return Err(bad(format!(
-                "version {version}: expected version 1 or {SAMPLE_VERSION}"
+                "version {version}: expected version 1, 2 or {SAMPLE_VERSION}"
             )))
         }
     };
     let word =
         |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let size = if version >= 3 { 15 } else { 13 };
     let mut games = Vec::new();
     while at < bytes.len() {
         if at + 3 > bytes.len() {
@@ -320,12 +357,13 @@ pub fn read_samples(bytes: &[u8]) -> Result<Samples, Error> {
         }
         let count = usize::from(u16::from_le_bytes([bytes[at + 1], bytes[at + 2]]));
         at += 3;
-        if at + 13 * count > bytes.len() {
+        if at + size * count > bytes.len() {
             return Err(bad(format!(
                 "a game of {count} positions cut short at byte {at}"
             )));
         }
         let mut positions = Vec::with_capacity(count);
+        let mut scores = Vec::with_capacity(if size == 15 { count } else { 0 });
         for _ in 0..count {
             let turn = match bytes[at + 12] {
                 0 => Color::White,
@@ -345,9 +383,16 @@ pub fn read_samples(bytes: &[u8]) -> Result<Samples, Error> {
             )
             .map_err(|e| bad(format!("the position at byte {at}: {e}")))?;
             positions.push(pos);
-            at += 13;
+            if size == 15 {
+                scores.push(i16::from_le_bytes([bytes[at + 13], bytes[at + 14]]));
+            }
+            at += size;
         }
-        games.push(SampleGame { result, positions });
+        games.push(SampleGame {
+            result,
+            positions,
+            scores,
+        });
     }
     Ok(Samples { variant, games })
 }
@@ -696,7 +741,7 @@ mod tests {
             .to_string();
         assert!(e.contains("cut short"), "{e}");
         let e = read_samples(b"DAMASAMPxxxx").unwrap_err().to_string();
-        assert!(e.contains("expected version 1 or 2"), "{e}");
+        assert!(e.contains("expected version 1, 2 or 3"), "{e}");
         let mut broken = file.clone();
         broken[13] = 7;
         let e = read_samples(&broken).unwrap_err().to_string();
@@ -705,13 +750,34 @@ mod tests {
         foreign[12] = 99;
         let e = read_samples(&foreign).unwrap_err().to_string();
         assert!(e.contains("variant 99 at byte 12"), "{e}");
-        // Version 1 (no variant byte) is read as Italian.
+        // Version 2 (no scores) and version 1 (no variant byte either, read as Italian).
+        let unscored: Vec<SampleGame> = games
+            .iter()
+            .map(|g| SampleGame {
+                scores: Vec::new(),
+                ..g.clone()
+            })
+            .collect();
+        let mut body = Vec::new();
+        for g in &unscored {
+            let e = encode_game(g);
+            body.push(e[0]);
+            body.extend_from_slice(&e[1..3]);
+            for p in e[3..].chunks(15) {
+                body.extend_from_slice(&p[..13]);
+            }
+        }
+        let mut v2 = file[..13].to_vec();
+        v2[8] = 2;
+        v2.extend_from_slice(&body);
+        let read = read_samples(&v2).expect("a version-2 file");
+        assert_eq!(read.games, unscored);
         let mut old = file[..12].to_vec();
         old[8] = 1;
-        old.extend_from_slice(&file[13..]);
+        old.extend_from_slice(&body);
         let read = read_samples(&old).expect("a version-1 file");
         assert_eq!(read.variant, Variant::Italian);
-        assert_eq!(read.games, games);
+        assert_eq!(read.games, unscored);
     }
 
     #[test]

@@ -38,11 +38,12 @@
 //! assert!(Weights::from_bytes(&bytes).unwrap_err().to_string().contains("checksum"));
 //! ```
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use dama_rules::Variant;
 
 use crate::eval::feature::{self, COUNT};
+use crate::nnue::Network;
 use crate::pattern::{free_slot, mirror, ENTRIES, FREE_WINDOWS, WINDOWS};
 use crate::Error;
 
@@ -58,6 +59,8 @@ pub struct Weights {
     pub features: [i32; COUNT],
     /// The nine windows' tables, `[middle game, endgame]` at `window * ENTRIES + index`.
     patterns: Option<Box<[[i16; 2]]>>,
+    /// A network that evaluates in place of the features (see [`crate::nnue`]).
+    net: Option<Arc<Network>>,
 }
 
 impl Weights {
@@ -66,7 +69,24 @@ impl Weights {
         Weights {
             features,
             patterns: None,
+            net: None,
         }
+    }
+
+    /// A network, with the fitted features of its variant beside it (what the search uses
+    /// when the network is off).
+    pub fn with_net(net: Network) -> Weights {
+        Weights {
+            features: for_variant(net.variant).features,
+            patterns: None,
+            net: Some(Arc::new(net)),
+        }
+    }
+
+    /// The network, if these weights are one.
+    #[inline(always)]
+    pub fn net(&self) -> Option<&Network> {
+        self.net.as_deref()
     }
 
     /// Feature weights and the free pattern windows' tables (windows 0..=4, `[middle game,
@@ -87,6 +107,7 @@ impl Weights {
         Weights {
             features,
             patterns: Some(table),
+            net: None,
         }
     }
 
@@ -109,8 +130,12 @@ impl Weights {
             .unwrap_or([0, 0])
     }
 
-    /// The weights in the file format (see the module docs).
+    /// The weights in the file format (see the module docs; a network in its own format,
+    /// [`crate::nnue`]).
     pub fn to_bytes(&self) -> Vec<u8> {
+        if let Some(net) = &self.net {
+            return net.to_bytes();
+        }
         let windows = if self.patterns.is_some() {
             FREE_WINDOWS
         } else {
@@ -156,9 +181,13 @@ impl Weights {
     ///
     /// # Errors
     /// [`Error::BadWeights`] when the bytes are not a version-1 weights file of this build's
-    /// shape, the checksum does not match, or the middle window is not colour-symmetric.
+    /// shape, the checksum does not match, or the middle window is not colour-symmetric; a
+    /// file starting with `DAMANNUE` is read as a network ([`Network::from_bytes`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<Weights, Error> {
         let bad = |why: String| Error::BadWeights { why };
+        if bytes.starts_with(crate::nnue::MAGIC) {
+            return Network::from_bytes(bytes).map(Weights::with_net);
+        }
         if bytes.len() < 36 || &bytes[..8] != MAGIC {
             return Err(bad(format!(
                 "the file does not start with \"DAMAEVAL\" and a header ({} bytes): expected \
@@ -231,7 +260,7 @@ impl Weights {
 }
 
 /// FNV-1a, 64 bits.
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
@@ -341,6 +370,24 @@ pub fn with_patterns(variant: Variant) -> &'static Weights {
     match variant {
         Variant::Italian => &ITALIAN_PATTERNS,
         _ => for_variant(variant),
+    }
+}
+
+/// The Italian network file, embedded, made by `dama tune train` (docs/tuning.md).
+const ITALIAN_NET_FILE: &[u8] = include_bytes!("italian.nnue");
+
+static ITALIAN_NET: LazyLock<Option<Weights>> = LazyLock::new(|| {
+    Network::from_bytes(ITALIAN_NET_FILE)
+        .map(Weights::with_net)
+        .map_err(|e| tracing::error!("the embedded Italian network: {e}; using the features"))
+        .ok()
+});
+
+/// The embedded network of `variant` (Italian only), as weights; `None` for the others.
+pub fn network(variant: Variant) -> Option<&'static Weights> {
+    match variant {
+        Variant::Italian => ITALIAN_NET.as_ref(),
+        _ => None,
     }
 }
 

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use dama_rules::Variant;
+use dama_search::train::{self, FloatNet, TrainConfig, Trainer};
 use dama_search::tune::{self, FitConfig, GenConfig};
 use dama_search::weights::{self, Weights};
 use dama_search::Knobs;
@@ -27,6 +28,7 @@ pub fn run(action: TuneAction) -> Result<Status, CliError> {
             seed,
             classic,
             patterns,
+            egtb,
             out,
         } => {
             let config = GenConfig {
@@ -41,6 +43,10 @@ pub fn run(action: TuneAction) -> Result<Status, CliError> {
                     classic_eval: classic,
                     pattern_eval: patterns,
                     ..Knobs::default()
+                },
+                endgames: match egtb {
+                    Some(dir) => dama_search::Endgames::from_dir(&dir, false),
+                    None => dama_search::Endgames::memory_only(),
                 },
             };
             gen(&config, &out)
@@ -66,7 +72,127 @@ pub fn run(action: TuneAction) -> Result<Status, CliError> {
             };
             fit(&samples, from.as_deref(), &config, &out)
         }
+        TuneAction::Train {
+            samples,
+            epochs,
+            batch,
+            rate,
+            lambda,
+            holdout,
+            threads,
+            seed,
+            checkpoint,
+            out,
+        } => {
+            let config = TrainConfig {
+                epochs,
+                batch: batch.max(1),
+                rate: rate as f32,
+                lambda: lambda as f32,
+                holdout,
+                threads: threads.unwrap_or_else(processors).max(1),
+                seed,
+            };
+            train(&samples, &config, checkpoint.as_deref(), &out)
+        }
     }
+}
+
+/// The games of sample files of one variant.
+fn read_all(samples: &[std::path::PathBuf]) -> Result<(Variant, Vec<tune::SampleGame>), CliError> {
+    let mut games = Vec::new();
+    let mut variant: Option<(Variant, &Path)> = None;
+    for path in samples {
+        let bytes = std::fs::read(path)
+            .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+        let mut read = tune::read_samples(&bytes)
+            .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+        match variant {
+            Some((v, first)) if v != read.variant => {
+                return Err(CliError::Usage(format!(
+                    "{} holds {} games, {} holds {} games: expected sample files of one variant",
+                    path.display(),
+                    read.variant.name(),
+                    first.display(),
+                    v.name()
+                )))
+            }
+            Some(_) => {}
+            None => variant = Some((read.variant, path.as_path())),
+        }
+        games.append(&mut read.games);
+    }
+    Ok((variant.map_or(Variant::Italian, |(v, _)| v), games))
+}
+
+fn train(
+    samples: &[std::path::PathBuf],
+    config: &TrainConfig,
+    checkpoint: Option<&Path>,
+    out: &Path,
+) -> Result<Status, CliError> {
+    let start = Instant::now();
+    let (variant, games) = read_all(samples)?;
+    let mut trainer = Trainer::new(&games, config);
+    drop(games);
+    let [n, held] = trainer.positions();
+    if n == 0 {
+        return Err(CliError::Usage(
+            "no positions with scores: expected sample files of version 3 (dama tune gen)".into(),
+        ));
+    }
+    eprintln!(
+        "{n} training positions, {held} held out, K {:.1}, read in {:.1} s",
+        trainer.k,
+        start.elapsed().as_secs_f64()
+    );
+    let (net, state) = match checkpoint.filter(|p| p.exists()) {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+            let (net, st) = train::read_checkpoint(&bytes)
+                .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+            eprintln!("resuming {} after epoch {}", path.display(), st.epoch);
+            (net, Some(st))
+        }
+        None => (FloatNet::new(config.seed), None),
+    };
+    let before = trainer.held_out_loss(&net);
+    eprintln!("held-out loss {before:.6} before");
+    let failed = std::sync::Mutex::new(None);
+    let progress = |(report, net, st): &(train::EpochReport, &FloatNet, &train::TrainState)| {
+        eprintln!(
+            "epoch {}: training loss {:.6} held-out {:.6}, {:.0} s",
+            report.epoch,
+            report.train,
+            report.held_out,
+            start.elapsed().as_secs_f64()
+        );
+        if let Some(path) = checkpoint {
+            let tmp = path.with_extension("tmp");
+            let r = std::fs::write(&tmp, train::checkpoint_bytes(net, st))
+                .and_then(|()| std::fs::rename(&tmp, path));
+            if let Err(e) = r {
+                *failed.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(format!("cannot write {}: {e}", path.display()));
+            }
+        }
+    };
+    let (net, state) = trainer.run(net, state, &progress);
+    if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(CliError::Usage(e));
+    }
+    let after = trainer.held_out_loss(&net);
+    std::fs::write(out, net.quantize(variant).to_bytes())
+        .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", out.display())))?;
+    crate::output::line(format_args!(
+        "positions {n} held-out {held} K {:.1} epochs {} held-out loss before {before:.6} \
+         after {after:.6} time {:.1} s",
+        trainer.k,
+        state.epoch,
+        start.elapsed().as_secs_f64()
+    ))?;
+    Ok(Status::Ok)
 }
 
 fn processors() -> usize {
@@ -108,29 +234,7 @@ fn fit(
     out: &Path,
 ) -> Result<Status, CliError> {
     let start = Instant::now();
-    let mut games = Vec::new();
-    let mut variant: Option<(Variant, &Path)> = None;
-    for path in samples {
-        let bytes = std::fs::read(path)
-            .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
-        let mut read = tune::read_samples(&bytes)
-            .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
-        match variant {
-            Some((v, first)) if v != read.variant => {
-                return Err(CliError::Usage(format!(
-                    "{} holds {} games, {} holds {} games: expected sample files of one variant",
-                    path.display(),
-                    read.variant.name(),
-                    first.display(),
-                    v.name()
-                )))
-            }
-            Some(_) => {}
-            None => variant = Some((read.variant, path.as_path())),
-        }
-        games.append(&mut read.games);
-    }
-    let variant = variant.map_or(Variant::Italian, |(v, _)| v);
+    let (variant, games) = read_all(samples)?;
     let from_weights;
     let initial: &Weights = match from {
         Some(path) => {

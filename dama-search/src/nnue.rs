@@ -1,0 +1,558 @@
+//! A small neural evaluation (NNUE-style) for Italian: sparse piece-square inputs, a first
+//! layer kept as an accumulator that follows the moves, and a small dense tail, all in
+//! integer arithmetic (see docs/tuning.md for the choices and the measurements).
+//!
+//! # The network
+//!
+//! - **Inputs**, per perspective (White's and Black's): 4 kinds × 32 squares = [`INPUTS`]
+//!   features: own men, own kings, the opponent's men, the opponent's kings, each on the
+//!   square seen from that side (Black's board turned 180°, so square `n` is `33 - n`).
+//!   No buckets: with 32 squares and two piece types the whole board is 128 bits, and the
+//!   data (tens of millions of positions at most here) would spread thin over buckets.
+//! - **Accumulator**: per perspective [`HIDDEN`] `i16`, the bias plus the first layer's
+//!   column of every feature present. A move changes 2 to 14 features; the search adds and
+//!   subtracts those columns instead of summing all again ([`Accumulator::update`]).
+//! - **Tail**: the side to move's accumulator then the other's, clipped to `0..=QA`
+//!   ([`QA`] stands for 1.0), a dense layer of [`TAIL`] outputs (`i16` weights, scale
+//!   [`QB`], `i32` sums), clipped again, and one output (`i32` weights, scale [`QO`]): the
+//!   evaluation in hundredths of a man for the side to move.
+//!
+//! The integer inference has two paths that give the same value bit for bit (a test):
+//! [`Network::evaluate`] from an accumulator, in fixed-size chunks that the compiler turns
+//! into SIMD (x86-64's SSE2 `pmaddwd`, which every x86-64 CPU has; NEON on ARM), and
+//! [`Network::evaluate_scalar`], square by square from scratch.
+//!
+//! # The net file (version 1)
+//!
+//! All integers little-endian:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `DAMANNUE` |
+//! | 4 | version, `1` |
+//! | 1 | variant (its place in `Variant::ALL`; 0 Italian) |
+//! | 4 × 3 | inputs, hidden, tail: [`INPUTS`], [`HIDDEN`], [`TAIL`] |
+//! | 2 × inputs × hidden | first layer, by feature then hidden unit, `i16` |
+//! | 2 × hidden | first layer's bias, `i16` |
+//! | 2 × tail × 2 hidden | tail weights, by output then input, `i16` |
+//! | 4 × tail | tail bias, `i32` |
+//! | 4 × tail | output weights, `i32` |
+//! | 4 | output bias, `i32` |
+//! | 8 | FNV-1a 64 checksum of every byte before it |
+//!
+//! The first layer's weights must keep every accumulator inside `i16` (at most 24 features
+//! are on at once): a file whose bias plus the 24 largest columns could overflow is refused.
+
+use dama_rules::{Bitboard, Color, Position, Variant};
+
+use crate::Error;
+
+/// The net file's first bytes.
+pub const MAGIC: &[u8; 8] = b"DAMANNUE";
+/// The net file format's version.
+pub const VERSION: u32 = 1;
+/// Input features per perspective: 4 kinds × 32 squares.
+pub const INPUTS: usize = 128;
+/// Accumulator width per perspective.
+pub const HIDDEN: usize = 128;
+/// Outputs of the dense layer after the accumulators.
+pub const TAIL: usize = 16;
+/// The integer that stands for 1.0 in the activations.
+pub const QA: i32 = 127;
+/// The scale of the tail weights (a power of two: the tail's sums are shifted by its log).
+pub const QB: i32 = 64;
+/// `log2(QB)`.
+const QB_SHIFT: u32 = 6;
+/// The scale of the output weights.
+pub const QO: i32 = 1024;
+/// The most features on at once (24 pieces).
+const MAX_ON: i32 = 24;
+/// Evaluations are kept inside this bound, below every table or proven score.
+pub const EVAL_BOUND: i32 = 20_000;
+
+/// The weights of a network, as integers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Network {
+    /// The variant it was trained for.
+    pub variant: Variant,
+    /// First layer, `[feature][hidden]`.
+    pub w1: Box<[[i16; HIDDEN]; INPUTS]>,
+    /// First layer's bias.
+    pub b1: [i16; HIDDEN],
+    /// Tail, `[output][input]`, the side to move's half first.
+    pub w2: Box<[[i16; 2 * HIDDEN]; TAIL]>,
+    /// Tail bias (scale `QA × QB`).
+    pub b2: [i32; TAIL],
+    /// Output weights (scale `QO`).
+    pub w3: [i32; TAIL],
+    /// Output bias (scale `QA × QO`).
+    pub b3: i32,
+}
+
+/// The accumulators of a position: `[White's perspective, Black's]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(align(64))]
+pub struct Accumulator(pub [[i16; HIDDEN]; 2]);
+
+impl Default for Accumulator {
+    fn default() -> Accumulator {
+        Accumulator([[0; HIDDEN]; 2])
+    }
+}
+
+/// The piece sets of a position in feature order for White's perspective: White's men,
+/// White's kings, Black's men, Black's kings.
+#[inline(always)]
+fn sets(pos: &Position) -> [Bitboard; 4] {
+    [
+        pos.men(Color::White),
+        pos.kings(Color::White),
+        pos.men(Color::Black),
+        pos.kings(Color::Black),
+    ]
+}
+
+/// The feature of set `kind` (in [`sets`] order) on square index `sq` for perspective `p`
+/// (0 White, 1 Black).
+#[inline(always)]
+fn feature(p: usize, kind: usize, sq: usize) -> usize {
+    if p == 0 {
+        kind * 32 + sq
+    } else {
+        (kind ^ 2) * 32 + (31 - sq)
+    }
+}
+
+/// The features on for the side to move's perspective (own men, own kings, the opponent's
+/// men, the opponent's kings, squares from its side), in increasing order.
+pub fn active_features(pos: &Position) -> Vec<u8> {
+    let p = usize::from(pos.turn() == Color::Black);
+    let mut out: Vec<u8> = sets(pos)
+        .iter()
+        .enumerate()
+        .flat_map(|(kind, b)| b.iter().map(move |sq| feature(p, kind, sq.index()) as u8))
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// The same features for the other perspective: own and opponent swapped, the board turned.
+pub fn mirror_feature(f: u8) -> u8 {
+    let (kind, sq) = (f / 32, f % 32);
+    (kind ^ 2) * 32 + (31 - sq)
+}
+
+impl Accumulator {
+    /// The number of column changes that [`Accumulator::update`] from `from` to `to` costs.
+    #[inline(always)]
+    pub fn changes(from: &Position, to: &Position) -> u32 {
+        let (a, b) = (sets(from), sets(to));
+        (0..4).map(|k| (a[k] ^ b[k]).count()).sum()
+    }
+}
+
+impl Network {
+    /// The accumulators of `pos`, from scratch.
+    pub fn refresh(&self, pos: &Position) -> Accumulator {
+        let mut acc = Accumulator([self.b1; 2]);
+        for (kind, b) in sets(pos).iter().enumerate() {
+            for sq in b.iter() {
+                for (p, half) in acc.0.iter_mut().enumerate() {
+                    add(half, &self.w1[feature(p, kind, sq.index())]);
+                }
+            }
+        }
+        acc
+    }
+
+    /// Turns `acc`, the accumulators of `from`, into those of `to` by the columns of the
+    /// features that differ.
+    #[inline]
+    pub fn update(&self, acc: &mut Accumulator, from: &Position, to: &Position) {
+        let (a, b) = (sets(from), sets(to));
+        for kind in 0..4 {
+            let gone = a[kind] & !b[kind];
+            let came = b[kind] & !a[kind];
+            for sq in gone.iter() {
+                for (p, half) in acc.0.iter_mut().enumerate() {
+                    sub(half, &self.w1[feature(p, kind, sq.index())]);
+                }
+            }
+            for sq in came.iter() {
+                for (p, half) in acc.0.iter_mut().enumerate() {
+                    add(half, &self.w1[feature(p, kind, sq.index())]);
+                }
+            }
+        }
+    }
+
+    /// The evaluation for the side to move `turn` from the accumulators, in hundredths of a
+    /// man (the fast path).
+    #[inline]
+    pub fn evaluate(&self, acc: &Accumulator, turn: Color) -> i32 {
+        let us = usize::from(turn == Color::Black);
+        let mut input = [0i16; 2 * HIDDEN];
+        for (dst, src) in input
+            .chunks_exact_mut(HIDDEN)
+            .zip([&acc.0[us], &acc.0[1 - us]])
+        {
+            for (d, &s) in dst.iter_mut().zip(src.iter()) {
+                *d = s.clamp(0, QA as i16);
+            }
+        }
+        let mut out = self.b3;
+        for j in 0..TAIL {
+            let z = self.b2[j] + dot(&input, &self.w2[j]);
+            out += (z >> QB_SHIFT).clamp(0, QA) * self.w3[j];
+        }
+        scale_out(out)
+    }
+
+    /// The same evaluation computed from scratch, one square and one product at a time (the
+    /// reference the fast path is tested against).
+    pub fn evaluate_scalar(&self, pos: &Position) -> i32 {
+        let us = usize::from(pos.turn() == Color::Black);
+        let mut acc = [[0i32; HIDDEN]; 2];
+        for (p, half) in acc.iter_mut().enumerate() {
+            for (h, v) in half.iter_mut().enumerate() {
+                *v = i32::from(self.b1[h]);
+                for kind in 0..4 {
+                    for i in 0..32 {
+                        let on = sets(pos)[kind].iter().any(|sq| sq.index() == i);
+                        if on {
+                            *v += i32::from(self.w1[feature(p, kind, i)][h]);
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = self.b3;
+        for j in 0..TAIL {
+            let mut z = self.b2[j];
+            for i in 0..2 * HIDDEN {
+                let a = if i < HIDDEN {
+                    acc[us][i]
+                } else {
+                    acc[1 - us][i - HIDDEN]
+                };
+                z += a.clamp(0, QA) * i32::from(self.w2[j][i]);
+            }
+            out += (z >> QB_SHIFT).clamp(0, QA) * self.w3[j];
+        }
+        scale_out(out)
+    }
+
+    /// The network in the file format (see the module docs).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.push(
+            Variant::ALL
+                .iter()
+                .position(|&v| v == self.variant)
+                .unwrap_or(0) as u8,
+        );
+        for n in [INPUTS, HIDDEN, TAIL] {
+            out.extend_from_slice(&(n as u32).to_le_bytes());
+        }
+        for col in self.w1.iter() {
+            col.iter()
+                .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+        }
+        self.b1
+            .iter()
+            .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+        for row in self.w2.iter() {
+            row.iter()
+                .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
+        }
+        for v in self.b2.iter().chain(self.w3.iter()).chain([&self.b3]) {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        let sum = crate::weights::fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// The size of a file of this build's shape.
+    pub const fn file_size() -> usize {
+        8 + 4 + 1 + 12 + 2 * INPUTS * HIDDEN + 2 * HIDDEN + 4 * TAIL * HIDDEN + 8 * TAIL + 4 + 8
+    }
+
+    /// Reads the file format (see the module docs).
+    ///
+    /// # Errors
+    /// [`Error::BadWeights`] when the bytes are not a version-1 net file of this build's
+    /// shape, the checksum does not match, or the first layer could overflow.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, Error> {
+        let bad = |why: String| Error::BadWeights { why };
+        if bytes.len() < 25 || &bytes[..8] != MAGIC {
+            return Err(bad(
+                "the file does not start with \"DAMANNUE\" and a header: expected a dama net \
+                 file"
+                    .into(),
+            ));
+        }
+        let word = |at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        let version = word(8);
+        if version != VERSION {
+            return Err(bad(format!(
+                "net version {version}: expected version {VERSION}"
+            )));
+        }
+        let code = bytes[12];
+        let variant = Variant::ALL
+            .get(usize::from(code))
+            .copied()
+            .ok_or_else(|| {
+                bad(format!(
+                    "variant {code} at byte 12: expected 0 to {}",
+                    Variant::ALL.len() - 1
+                ))
+            })?;
+        let (i, h, t) = (word(13) as usize, word(17) as usize, word(21) as usize);
+        if (i, h, t) != (INPUTS, HIDDEN, TAIL) {
+            return Err(bad(format!(
+                "a net of {i} inputs, {h} hidden, {t} tail: expected {INPUTS}, {HIDDEN}, {TAIL}"
+            )));
+        }
+        if bytes.len() != Network::file_size() {
+            return Err(bad(format!(
+                "{} bytes: expected {} for this shape",
+                bytes.len(),
+                Network::file_size()
+            )));
+        }
+        let body = bytes.len() - 8;
+        let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
+        let computed = crate::weights::fnv1a(&bytes[..body]);
+        if stored != computed {
+            return Err(bad(format!(
+                "checksum {stored:016x} does not match the contents ({computed:016x}): the \
+                 file is corrupt"
+            )));
+        }
+        let mut at = 25;
+        let mut half = || {
+            let v = i16::from_le_bytes([bytes[at], bytes[at + 1]]);
+            at += 2;
+            v
+        };
+        let mut w1 = Box::new([[0i16; HIDDEN]; INPUTS]);
+        w1.iter_mut().flatten().for_each(|v| *v = half());
+        let mut b1 = [0i16; HIDDEN];
+        b1.iter_mut().for_each(|v| *v = half());
+        let mut w2 = Box::new([[0i16; 2 * HIDDEN]; TAIL]);
+        w2.iter_mut().flatten().for_each(|v| *v = half());
+        let mut at = 25 + 2 * (INPUTS * HIDDEN + HIDDEN + 2 * TAIL * HIDDEN);
+        let mut int = || {
+            let v = word(at) as i32;
+            at += 4;
+            v
+        };
+        let mut b2 = [0i32; TAIL];
+        b2.iter_mut().for_each(|v| *v = int());
+        let mut w3 = [0i32; TAIL];
+        w3.iter_mut().for_each(|v| *v = int());
+        let b3 = int();
+        let net = Network {
+            variant,
+            w1,
+            b1,
+            w2,
+            b2,
+            w3,
+            b3,
+        };
+        net.check_range().map_err(bad)?;
+        Ok(net)
+    }
+
+    /// Whether every accumulator, tail sum and output stays inside its integer type.
+    fn check_range(&self) -> Result<(), String> {
+        for h in 0..HIDDEN {
+            let mut col: Vec<i32> = self.w1.iter().map(|c| i32::from(c[h]).abs()).collect();
+            col.sort_unstable_by(|a, b| b.cmp(a));
+            let worst = i32::from(self.b1[h]).abs() + col.iter().take(MAX_ON as usize).sum::<i32>();
+            if worst > i32::from(i16::MAX) {
+                return Err(format!(
+                    "hidden unit {h} could reach {worst}: expected first-layer weights that keep \
+                     the accumulator within ±32767"
+                ));
+            }
+        }
+        for j in 0..TAIL {
+            let worst = i64::from(self.b2[j]).abs()
+                + self.w2[j]
+                    .iter()
+                    .map(|&w| i64::from(QA) * i64::from(w).abs())
+                    .sum::<i64>();
+            let out = i64::from(QA) * i64::from(self.w3[j]).abs() * TAIL as i64
+                + i64::from(self.b3).abs();
+            if worst > i64::from(i32::MAX) || out > i64::from(i32::MAX) {
+                return Err(format!(
+                    "tail unit {j} could overflow 32 bits: expected smaller tail weights"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The output sum (scale `QA × QO`, in men) as hundredths of a man, kept within
+/// [`EVAL_BOUND`].
+#[inline(always)]
+fn scale_out(out: i32) -> i32 {
+    (i64::from(out) * 100 / i64::from(QA * QO)).clamp(-i64::from(EVAL_BOUND), i64::from(EVAL_BOUND))
+        as i32
+}
+
+#[inline(always)]
+fn add(acc: &mut [i16; HIDDEN], col: &[i16; HIDDEN]) {
+    for (a, &c) in acc.iter_mut().zip(col.iter()) {
+        *a = a.wrapping_add(c);
+    }
+}
+
+#[inline(always)]
+fn sub(acc: &mut [i16; HIDDEN], col: &[i16; HIDDEN]) {
+    for (a, &c) in acc.iter_mut().zip(col.iter()) {
+        *a = a.wrapping_sub(c);
+    }
+}
+
+/// The dot product of the clipped inputs and a tail row, in 8 independent lanes of `i32`
+/// that the compiler maps to `pmaddwd` (no overflow: [`Network::check_range`]).
+#[inline(always)]
+fn dot(input: &[i16; 2 * HIDDEN], row: &[i16; 2 * HIDDEN]) -> i32 {
+    let mut lanes = [0i32; 8];
+    for (a, b) in input.chunks_exact(8).zip(row.chunks_exact(8)) {
+        for k in 0..8 {
+            lanes[k] += i32::from(a[k]) * i32::from(b[k]);
+        }
+    }
+    lanes.iter().sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{RngExt, SeedableRng};
+
+    /// A network with random weights in the ranges a trained one has.
+    pub(crate) fn random_net(seed: u64) -> Network {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut w1 = Box::new([[0i16; HIDDEN]; INPUTS]);
+        w1.iter_mut()
+            .flatten()
+            .for_each(|v| *v = rng.random_range(-300..300));
+        let mut b1 = [0i16; HIDDEN];
+        b1.iter_mut().for_each(|v| *v = rng.random_range(-100..200));
+        let mut w2 = Box::new([[0i16; 2 * HIDDEN]; TAIL]);
+        w2.iter_mut()
+            .flatten()
+            .for_each(|v| *v = rng.random_range(-200..200));
+        Network {
+            variant: Variant::Italian,
+            w1,
+            b1,
+            w2,
+            b2: std::array::from_fn(|_| rng.random_range(-100_000..100_000)),
+            w3: std::array::from_fn(|_| rng.random_range(-500..500)),
+            b3: rng.random_range(-5_000..5_000),
+        }
+    }
+
+    fn random_game_positions(seed: u64, plies: usize) -> Vec<Position> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut pos = Position::start();
+        let mut out = vec![pos];
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos = pos.after(moves[rng.random_range(0..moves.len())]);
+            out.push(pos);
+        }
+        out
+    }
+
+    #[test]
+    fn the_fast_path_and_the_scalar_path_agree_bit_for_bit() {
+        for seed in 0..4 {
+            let net = random_net(seed);
+            let positions = random_game_positions(seed, 120);
+            let mut acc = net.refresh(&positions[0]);
+            for w in positions.windows(2) {
+                net.update(&mut acc, &w[0], &w[1]);
+                assert_eq!(acc, net.refresh(&w[1]), "incremental accumulator");
+                assert_eq!(
+                    net.evaluate(&acc, w[1].turn()),
+                    net.evaluate_scalar(&w[1]),
+                    "seed {seed}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_update_between_unrelated_positions_is_exact() {
+        let net = random_net(7);
+        let a = random_game_positions(1, 40);
+        let b = random_game_positions(2, 60);
+        let mut acc = net.refresh(&a[40.min(a.len() - 1)]);
+        let to = b[b.len() - 1];
+        net.update(&mut acc, &a[40.min(a.len() - 1)], &to);
+        assert_eq!(acc, net.refresh(&to));
+    }
+
+    #[test]
+    fn the_mirrored_position_scores_the_same() {
+        let net = random_net(3);
+        for pos in random_game_positions(5, 80) {
+            assert_eq!(net.evaluate_scalar(&pos), net.evaluate_scalar(&pos.flip()));
+        }
+    }
+
+    #[test]
+    fn mirror_feature_maps_the_side_to_moves_features_to_the_others() {
+        for pos in random_game_positions(9, 60) {
+            let mut mirrored: Vec<u8> = active_features(&pos)
+                .into_iter()
+                .map(mirror_feature)
+                .collect();
+            mirrored.sort_unstable();
+            assert_eq!(mirrored, active_features(&pos.with_turn(!pos.turn())));
+        }
+    }
+
+    #[test]
+    fn a_net_file_round_trips_and_bad_ones_are_refused() {
+        let net = random_net(11);
+        let bytes = net.to_bytes();
+        assert_eq!(bytes.len(), Network::file_size());
+        assert_eq!(Network::from_bytes(&bytes).expect("a good file"), net);
+        let mut broken = bytes.clone();
+        broken[500] ^= 1;
+        let e = Network::from_bytes(&broken).unwrap_err().to_string();
+        assert!(e.contains("checksum"), "{e}");
+        let e = Network::from_bytes(&bytes[..bytes.len() - 2])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bytes: expected"), "{e}");
+        let e = Network::from_bytes(b"DAMAEVAL and more bytes here..")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("DAMANNUE"), "{e}");
+        let mut huge = net.clone();
+        huge.w1[0][5] = 30_000;
+        let e = Network::from_bytes(&huge.to_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("hidden unit 5"), "{e}");
+    }
+}

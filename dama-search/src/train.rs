@@ -1,0 +1,621 @@
+//! Training the network of [`crate::nnue`] on self-play samples (what `dama tune train`
+//! runs; see docs/tuning.md).
+//!
+//! The trainer is plain Rust on the CPU, in `f32`: the network is small (128 sparse inputs,
+//! 2 × 128 accumulators, 16 tail units), so a sample costs about 25,000 multiply-adds
+//! forward and back, and a pass over millions of positions takes a minute or two a thread.
+//!
+//! - **Target**: `lambda × sigmoid(score / K) + (1 - lambda) × result`, both from the side to
+//!   move's view: `score` the self-play search's score of the position (or the tables'
+//!   exact value), `result` the game's (1, ½, 0). `K` is fitted first: the scale that best
+//!   maps the search scores to the results (log loss).
+//! - **Loss**: the squared difference between `sigmoid(eval / K)` and the target, `eval`
+//!   the network's output in hundredths of a man.
+//! - **Optimiser**: Adam on minibatches, the rate falling linearly to a tenth over the run;
+//!   the gradient of a batch is computed on several threads.
+//! - **Checkpoints**: after each epoch the parameters and Adam's moments are written (to
+//!   resume a run), and the held-out loss is printed (one game in [`TrainConfig::holdout`]).
+//! - **Export**: [`FloatNet::quantize`] rounds to the engine's integers.
+//!
+//! ```
+//! use dama_search::train::{FloatNet, Trainer, TrainConfig};
+//! use dama_search::tune::{generate, read_samples, GenConfig};
+//! let mut file = Vec::new();
+//! generate(&GenConfig { games: 2, nodes: 100, ..GenConfig::default() }, &mut file, &|_| {}).unwrap();
+//! let samples = read_samples(&file).unwrap();
+//! let config = TrainConfig { epochs: 1, holdout: 2, ..TrainConfig::default() };
+//! let mut trainer = Trainer::new(&samples.games, &config);
+//! let net = FloatNet::new(1);
+//! let (net, _state) = trainer.run(net, None, &|_| {});
+//! let engine_net = net.quantize(samples.variant);
+//! assert_eq!(engine_net.to_bytes().len(), dama_search::nnue::Network::file_size());
+//! ```
+
+use dama_rules::{Color, Position, Variant};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::nnue::{self, Network, HIDDEN, INPUTS, QA, QB, QO, TAIL};
+use crate::tune::{SampleGame, TABLE_LABEL};
+use crate::Error;
+
+/// How [`Trainer::run`] trains.
+#[derive(Clone, Debug)]
+pub struct TrainConfig {
+    /// Passes over the training positions.
+    pub epochs: usize,
+    /// Positions per step.
+    pub batch: usize,
+    /// Adam's step at the start (falls linearly to a tenth at the end).
+    pub rate: f32,
+    /// Weight of the search score in the target (the rest is the game's result).
+    pub lambda: f32,
+    /// Every this many games one is held out (0: none).
+    pub holdout: usize,
+    /// Threads computing the gradient.
+    pub threads: usize,
+    /// Seed of the shuffling.
+    pub seed: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> TrainConfig {
+        TrainConfig {
+            epochs: 10,
+            batch: 16_384,
+            rate: 1e-3,
+            lambda: 0.75,
+            holdout: 10,
+            threads: 1,
+            seed: 0,
+        }
+    }
+}
+
+/// The network's parameters in `f32`, in the engine's layout (activations in 0..1, the
+/// output in men).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatNet {
+    /// All parameters: `w1` (`INPUTS × HIDDEN`), `b1`, `w2` (`TAIL × 2 HIDDEN`), `b2`, `w3`,
+    /// `b3`, one after another.
+    pub params: Vec<f32>,
+}
+
+const W1: usize = 0;
+const B1: usize = W1 + INPUTS * HIDDEN;
+const W2: usize = B1 + HIDDEN;
+const B2: usize = W2 + TAIL * 2 * HIDDEN;
+const W3: usize = B2 + TAIL;
+const B3: usize = W3 + TAIL;
+/// The number of parameters.
+pub const PARAMS: usize = B3 + 1;
+
+/// What one forward pass keeps for the backward one.
+struct Pass {
+    acc: [[f32; HIDDEN]; 2],
+    z2: [f32; TAIL],
+    out: f32,
+}
+
+impl FloatNet {
+    /// Random initial weights (seeded).
+    pub fn new(seed: u64) -> FloatNet {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut params = vec![0.0f32; PARAMS];
+        let mut fill = |range: std::ops::Range<usize>, a: f32| {
+            for p in &mut params[range] {
+                *p = rng.random_range(-a..a);
+            }
+        };
+        fill(W1..B1, 0.2);
+        fill(W2..B2, 0.1);
+        fill(W3..B3, 0.5);
+        for p in &mut params[B1..W2] {
+            *p = 0.1;
+        }
+        FloatNet { params }
+    }
+
+    fn forward(&self, features: &[u8]) -> Pass {
+        let p = &self.params;
+        let mut acc = [[0.0f32; HIDDEN]; 2];
+        for half in &mut acc {
+            half.copy_from_slice(&p[B1..W2]);
+        }
+        for &f in features {
+            for (half, g) in acc.iter_mut().zip([f, nnue::mirror_feature(f)]) {
+                let col = &p[W1 + usize::from(g) * HIDDEN..][..HIDDEN];
+                for (a, &w) in half.iter_mut().zip(col) {
+                    *a += w;
+                }
+            }
+        }
+        let mut z2 = [0.0f32; TAIL];
+        let mut out = p[B3];
+        for (j, z) in z2.iter_mut().enumerate() {
+            let row = &p[W2 + j * 2 * HIDDEN..][..2 * HIDDEN];
+            let mut s = p[B2 + j];
+            for (i, &w) in row.iter().enumerate() {
+                s += w * acc[i / HIDDEN][i % HIDDEN].clamp(0.0, 1.0);
+            }
+            *z = s;
+            out += p[W3 + j] * s.clamp(0.0, 1.0);
+        }
+        Pass { acc, z2, out }
+    }
+
+    /// The evaluation in hundredths of a man for the side to move of the position whose
+    /// side-to-move features ([`nnue::active_features`]) are `features`.
+    pub fn evaluate(&self, features: &[u8]) -> f32 {
+        100.0 * self.forward(features).out
+    }
+
+    /// Adds the gradient of the loss at one position (`d_out`: the derivative of the loss
+    /// by the output) to `grad`.
+    fn backward(&self, features: &[u8], pass: &Pass, d_out: f32, grad: &mut [f32]) {
+        let p = &self.params;
+        grad[B3] += d_out;
+        let mut d_acc = [[0.0f32; HIDDEN]; 2];
+        for j in 0..TAIL {
+            let z = pass.z2[j];
+            grad[W3 + j] += d_out * z.clamp(0.0, 1.0);
+            if z <= 0.0 || z >= 1.0 {
+                continue;
+            }
+            let dz = d_out * p[W3 + j];
+            grad[B2 + j] += dz;
+            let row = &p[W2 + j * 2 * HIDDEN..][..2 * HIDDEN];
+            let g = &mut grad[W2 + j * 2 * HIDDEN..][..2 * HIDDEN];
+            for i in 0..2 * HIDDEN {
+                let a = pass.acc[i / HIDDEN][i % HIDDEN];
+                g[i] += dz * a.clamp(0.0, 1.0);
+                if a > 0.0 && a < 1.0 {
+                    d_acc[i / HIDDEN][i % HIDDEN] += dz * row[i];
+                }
+            }
+        }
+        for half in &d_acc {
+            for (g, &d) in grad[B1..W2].iter_mut().zip(half) {
+                *g += d;
+            }
+        }
+        for &f in features {
+            for (half, g) in d_acc.iter().zip([f, nnue::mirror_feature(f)]) {
+                let col = &mut grad[W1 + usize::from(g) * HIDDEN..][..HIDDEN];
+                for (c, &d) in col.iter_mut().zip(half) {
+                    *c += d;
+                }
+            }
+        }
+    }
+
+    /// The engine's integer network: every weight rounded at its scale (and kept inside the
+    /// ranges [`Network::from_bytes`] accepts).
+    pub fn quantize(&self, variant: Variant) -> Network {
+        let p = &self.params;
+        let q16 = |x: f32, s: i32| (x * s as f32).round().clamp(-1000.0, 1000.0) as i16;
+        let mut w1 = Box::new([[0i16; HIDDEN]; INPUTS]);
+        for (f, col) in w1.iter_mut().enumerate() {
+            for (h, v) in col.iter_mut().enumerate() {
+                *v = q16(p[W1 + f * HIDDEN + h], QA);
+            }
+        }
+        let b1 = std::array::from_fn(|h| q16(p[B1 + h], QA));
+        let mut w2 = Box::new([[0i16; 2 * HIDDEN]; TAIL]);
+        for (j, row) in w2.iter_mut().enumerate() {
+            for (i, v) in row.iter_mut().enumerate() {
+                *v = (p[W2 + j * 2 * HIDDEN + i] * QB as f32)
+                    .round()
+                    .clamp(-8000.0, 8000.0) as i16;
+            }
+        }
+        let q32 = |x: f32, s: i32| (f64::from(x) * f64::from(s)).round().clamp(-1e8, 1e8) as i32;
+        Network {
+            variant,
+            w1,
+            b1,
+            w2,
+            b2: std::array::from_fn(|j| q32(p[B2 + j], QA * QB)),
+            w3: std::array::from_fn(|j| q32(p[W3 + j], QO)),
+            b3: q32(p[B3], QA * QO),
+        }
+    }
+}
+
+/// One training position: the side to move's features, its score and its result.
+#[derive(Clone, Copy)]
+struct Sample {
+    features: [u8; 24],
+    count: u8,
+    /// The search's (or the tables') score, side to move's view.
+    score: i16,
+    /// 0, 1 or 2 halves of a point for the side to move.
+    result: u8,
+}
+
+impl Sample {
+    fn features(&self) -> &[u8] {
+        &self.features[..usize::from(self.count)]
+    }
+}
+
+fn sample(pos: &Position, score: i16, white_result: u8) -> Sample {
+    let f = nnue::active_features(pos);
+    let mut features = [0u8; 24];
+    let count = f.len().min(24);
+    features[..count].copy_from_slice(&f[..count]);
+    let result = if pos.turn() == Color::White {
+        white_result
+    } else {
+        2 - white_result
+    };
+    Sample {
+        features,
+        count: count as u8,
+        score,
+        result,
+    }
+}
+
+/// Adam's state: the step count and both moments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainState {
+    /// Epochs done.
+    pub epoch: usize,
+    /// Steps done.
+    pub step: u64,
+    /// First moments.
+    pub m: Vec<f32>,
+    /// Second moments.
+    pub v: Vec<f32>,
+}
+
+/// What an epoch reports.
+#[derive(Clone, Copy, Debug)]
+pub struct EpochReport {
+    /// The epoch (from 1).
+    pub epoch: usize,
+    /// Mean training loss over the epoch.
+    pub train: f64,
+    /// Loss on the held-out games.
+    pub held_out: f64,
+}
+
+/// The training positions and the fitted scale.
+pub struct Trainer {
+    train: Vec<Sample>,
+    held: Vec<Sample>,
+    /// The scale `K` of `sigmoid(eval / K)`, in hundredths of a man.
+    pub k: f32,
+    config: TrainConfig,
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+impl Trainer {
+    /// The positions of `games` that have scores (sample files of version 3), split into
+    /// training and held-out games, and `K` fitted on the training ones.
+    pub fn new(games: &[SampleGame], config: &TrainConfig) -> Trainer {
+        let (mut train, mut held) = (Vec::new(), Vec::new());
+        for (g, game) in games.iter().enumerate() {
+            let set = if config.holdout > 0 && g % config.holdout == config.holdout - 1 {
+                &mut held
+            } else {
+                &mut train
+            };
+            for (p, &s) in game.positions.iter().zip(&game.scores) {
+                set.push(sample(p, s, game.result));
+            }
+        }
+        let k = fit_k(&train);
+        Trainer {
+            train,
+            held,
+            k,
+            config: config.clone(),
+        }
+    }
+
+    /// Training and held-out positions.
+    pub fn positions(&self) -> [usize; 2] {
+        [self.train.len(), self.held.len()]
+    }
+
+    fn target(&self, s: &Sample) -> f32 {
+        let score = f32::from(s.score);
+        let result = f32::from(s.result) / 2.0;
+        if s.score.abs() == TABLE_LABEL {
+            return if s.score > 0 { 1.0 } else { 0.0 };
+        }
+        self.config.lambda * sigmoid(score / self.k) + (1.0 - self.config.lambda) * result
+    }
+
+    /// The mean loss of `net` on `set`.
+    fn loss_of(&self, net: &FloatNet, set: &[Sample]) -> f64 {
+        if set.is_empty() {
+            return 0.0;
+        }
+        let threads = self.config.threads.clamp(1, 64);
+        let chunk = set.len().div_ceil(threads);
+        let total: f64 = std::thread::scope(|s| {
+            let handles: Vec<_> = set
+                .chunks(chunk)
+                .map(|part| {
+                    s.spawn(move || {
+                        part.iter()
+                            .map(|x| {
+                                let p = sigmoid(net.evaluate(x.features()) / self.k);
+                                f64::from((p - self.target(x)).powi(2))
+                            })
+                            .sum::<f64>()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum()
+        });
+        total / set.len() as f64
+    }
+
+    /// The mean loss on the held-out games.
+    pub fn held_out_loss(&self, net: &FloatNet) -> f64 {
+        self.loss_of(net, &self.held)
+    }
+
+    /// The summed loss and gradient of a batch.
+    fn batch_gradient(&self, net: &FloatNet, batch: &[usize]) -> (f64, Vec<f32>) {
+        let threads = self.config.threads.clamp(1, 64);
+        let chunk = batch.len().div_ceil(threads).max(1);
+        let parts: Vec<(f64, Vec<f32>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = batch
+                .chunks(chunk)
+                .map(|part| {
+                    s.spawn(move || {
+                        let mut grad = vec![0.0f32; PARAMS];
+                        let mut loss = 0.0f64;
+                        for &i in part {
+                            let x = &self.train[i];
+                            let pass = net.forward(x.features());
+                            let p = sigmoid(100.0 * pass.out / self.k);
+                            let t = self.target(x);
+                            loss += f64::from((p - t).powi(2));
+                            let d = 2.0 * (p - t) * p * (1.0 - p) * 100.0 / self.k;
+                            net.backward(x.features(), &pass, d, &mut grad);
+                        }
+                        (loss, grad)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or((0.0, vec![0.0; PARAMS])))
+                .collect()
+        });
+        let mut grad = vec![0.0f32; PARAMS];
+        let mut loss = 0.0;
+        for (l, g) in parts {
+            loss += l;
+            for (a, b) in grad.iter_mut().zip(g) {
+                *a += b;
+            }
+        }
+        (loss, grad)
+    }
+
+    /// Trains `net` for the configured epochs, from `state` if resuming; `progress` gets
+    /// each epoch's report, and may write a checkpoint.
+    pub fn run(
+        &mut self,
+        mut net: FloatNet,
+        state: Option<TrainState>,
+        progress: &dyn Fn(&(EpochReport, &FloatNet, &TrainState)),
+    ) -> (FloatNet, TrainState) {
+        let mut st = state.unwrap_or(TrainState {
+            epoch: 0,
+            step: 0,
+            m: vec![0.0; PARAMS],
+            v: vec![0.0; PARAMS],
+        });
+        let batch = self.config.batch.max(1);
+        let steps_per_epoch = self.train.len().div_ceil(batch).max(1);
+        let total_steps = (steps_per_epoch * self.config.epochs).max(1) as f32;
+        let mut order: Vec<usize> = (0..self.train.len()).collect();
+        while st.epoch < self.config.epochs {
+            let mut rng = ChaCha8Rng::seed_from_u64(self.config.seed.wrapping_add(st.epoch as u64));
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.random_range(0..=i));
+            }
+            let mut total = 0.0;
+            for chunk in order.chunks(batch) {
+                let (loss, grad) = self.batch_gradient(&net, chunk);
+                total += loss;
+                st.step += 1;
+                let done = (st.step as f32 / total_steps).min(1.0);
+                let rate = self.config.rate * (1.0 - 0.9 * done);
+                let n = chunk.len() as f32;
+                let t = st.step as i32;
+                let (c1, c2) = (1.0 - 0.9f32.powi(t), 1.0 - 0.999f32.powi(t));
+                let moments = st.m.iter_mut().zip(st.v.iter_mut());
+                for ((w, g), (m, v)) in net.params.iter_mut().zip(&grad).zip(moments) {
+                    let g = g / n;
+                    *m = 0.9 * *m + 0.1 * g;
+                    *v = 0.999 * *v + 0.001 * g * g;
+                    *w -= rate * (*m / c1) / ((*v / c2).sqrt() + 1e-8);
+                }
+            }
+            st.epoch += 1;
+            let report = EpochReport {
+                epoch: st.epoch,
+                train: total / self.train.len().max(1) as f64,
+                held_out: self.held_out_loss(&net),
+            };
+            progress(&(report, &net, &st));
+        }
+        (net, st)
+    }
+}
+
+/// The `K` that best maps the search scores (not the proven ones) to the results.
+fn fit_k(set: &[Sample]) -> f32 {
+    let loss = |k: f32| -> f64 {
+        set.iter()
+            .step_by((set.len() / 200_000).max(1))
+            .filter(|s| s.score.abs() < 20_000)
+            .map(|s| {
+                let p = f64::from(sigmoid(f32::from(s.score) / k)).clamp(1e-6, 1.0 - 1e-6);
+                let r = f64::from(s.result) / 2.0;
+                -(r * p.ln() + (1.0 - r) * (1.0 - p).ln())
+            })
+            .sum()
+    };
+    let mut k = 100.0f32;
+    for _ in 0..60 {
+        k *= if loss(k * 0.97) < loss(k * 1.03) {
+            0.98
+        } else {
+            1.02
+        };
+    }
+    k
+}
+
+/// The checkpoint file's first bytes.
+const CHECKPOINT_MAGIC: &[u8; 8] = b"DAMATRCK";
+
+/// A checkpoint: the parameters and Adam's state, to resume a run.
+pub fn checkpoint_bytes(net: &FloatNet, st: &TrainState) -> Vec<u8> {
+    let mut out = Vec::with_capacity(32 + 12 * PARAMS);
+    out.extend_from_slice(CHECKPOINT_MAGIC);
+    out.extend_from_slice(&(PARAMS as u64).to_le_bytes());
+    out.extend_from_slice(&(st.epoch as u64).to_le_bytes());
+    out.extend_from_slice(&st.step.to_le_bytes());
+    for v in net.params.iter().chain(&st.m).chain(&st.v) {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+/// Reads a checkpoint.
+///
+/// # Errors
+/// [`Error::BadWeights`] when the bytes are not a checkpoint of this build's network.
+pub fn read_checkpoint(bytes: &[u8]) -> Result<(FloatNet, TrainState), Error> {
+    let bad = |why: String| Error::BadWeights { why };
+    if bytes.len() < 32 || &bytes[..8] != CHECKPOINT_MAGIC {
+        return Err(bad(
+            "the file does not start with \"DAMATRCK\": expected a training checkpoint".into(),
+        ));
+    }
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    if word(8) != PARAMS as u64 || bytes.len() != 32 + 12 * PARAMS {
+        return Err(bad(format!(
+            "a checkpoint of {} parameters and {} bytes: expected {PARAMS} parameters, {} bytes",
+            word(8),
+            bytes.len(),
+            32 + 12 * PARAMS
+        )));
+    }
+    let floats: Vec<f32> = bytes[32..]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    Ok((
+        FloatNet {
+            params: floats[..PARAMS].to_vec(),
+        },
+        TrainState {
+            epoch: word(16) as usize,
+            step: word(24),
+            m: floats[PARAMS..2 * PARAMS].to_vec(),
+            v: floats[2 * PARAMS..].to_vec(),
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tune::{generate, read_samples, GenConfig};
+
+    fn games() -> Vec<SampleGame> {
+        let config = GenConfig {
+            games: 8,
+            nodes: 300,
+            threads: 2,
+            ..GenConfig::default()
+        };
+        let mut out = Vec::new();
+        generate(&config, &mut out, &|_| {}).expect("writing to memory");
+        read_samples(&out).expect("a good file").games
+    }
+
+    #[test]
+    fn training_lowers_the_loss() {
+        let games = games();
+        let config = TrainConfig {
+            epochs: 30,
+            batch: 256,
+            rate: 3e-3,
+            holdout: 4,
+            threads: 2,
+            ..TrainConfig::default()
+        };
+        let mut trainer = Trainer::new(&games, &config);
+        assert!(trainer.k > 20.0 && trainer.k < 1000.0, "K {}", trainer.k);
+        let start = FloatNet::new(3);
+        let before = trainer.loss_of(&start, &trainer.train);
+        let (net, st) = trainer.run(start, None, &|_| {});
+        assert_eq!(st.epoch, 30);
+        let after = trainer.loss_of(&net, &trainer.train);
+        assert!(after < before * 0.8, "{before} -> {after}");
+    }
+
+    #[test]
+    fn the_trainers_forward_pass_and_the_engines_integers_agree() {
+        // A trained-like net: a few epochs on real samples, then the positions of a game.
+        let games = games();
+        let config = TrainConfig {
+            epochs: 5,
+            batch: 128,
+            rate: 3e-3,
+            holdout: 0,
+            threads: 2,
+            ..TrainConfig::default()
+        };
+        let mut trainer = Trainer::new(&games, &config);
+        let (net, _) = trainer.run(FloatNet::new(5), None, &|_| {});
+        let engine = net.quantize(Variant::Italian);
+        let engine = Network::from_bytes(&engine.to_bytes()).expect("a good file");
+        let mut worst = 0.0f32;
+        for pos in games.iter().flat_map(|g| g.positions.iter()).take(300) {
+            let float = net.evaluate(&nnue::active_features(pos));
+            let int = engine.evaluate_scalar(pos) as f32;
+            worst = worst.max((float - int).abs());
+            assert!(
+                (float - int).abs() <= 8.0 + 0.02 * float.abs(),
+                "{float} {int}"
+            );
+        }
+        assert!(worst > 0.0, "some rounding shows");
+    }
+
+    #[test]
+    fn a_checkpoint_round_trips_and_a_foreign_file_is_refused() {
+        let net = FloatNet::new(9);
+        let st = TrainState {
+            epoch: 3,
+            step: 77,
+            m: vec![0.5; PARAMS],
+            v: vec![0.25; PARAMS],
+        };
+        let bytes = checkpoint_bytes(&net, &st);
+        assert_eq!(read_checkpoint(&bytes).expect("a checkpoint"), (net, st));
+        let e = read_checkpoint(&bytes[..100]).unwrap_err().to_string();
+        assert!(e.contains("expected"), "{e}");
+        let e = read_checkpoint(b"DAMANNUE........................")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("DAMATRCK"), "{e}");
+    }
+}
