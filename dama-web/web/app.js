@@ -866,7 +866,10 @@ import { el } from '/board.js';
     $('score-caption').textContent = t('score');
     $('draw-caption').textContent = t('draw_counter');
     $('moves-caption').textContent = t('moves');
-    $('level-hint').textContent = t('hint');
+    // The keys are no use on a touch screen: there only the score's rule is said.
+    const hint = t('hint');
+    const touch = window.matchMedia && window.matchMedia('(hover: none) and (pointer: coarse)').matches;
+    $('level-hint').textContent = touch ? hint.slice(hint.indexOf('. ') + 2) : hint;
     drawLevel();
     if (window.matchMedia && window.matchMedia('(min-width: 900px) and (min-height: 600px)').matches) {
       $('rules-box').open = true;

@@ -50,7 +50,8 @@ export const TEXTS = {
     light: 'light', dark: 'dark', White: 'White', Black: 'Black',
     side_wins: '{c} wins.', friend_wins: 'Your friend wins.', why_no_moves_side: '{c} has no move left.',
     record: 'Your record', record_line: '{g} games · {w} won · {d} drawn · {l} lost · {s} points',
-    record_level: '{name}: {g} games, {w} won, {s} points', friend_level: 'Friends',
+    record_line_one: '1 game · {w} won · {d} drawn · {l} lost · {s} points',
+    record_level: '{name}: {g} games, {w} won, {s} points', record_level_one: '{name}: 1 game, {w} won, {s} points', friend_level: 'Friends',
     not_your_piece_friend: 'That is your friend’s piece.',
     r_you_dark: 'You play the dark pieces, at the bottom; the light pieces move first.',
     r_you_both: 'The light pieces, at the bottom, move first.',
@@ -189,7 +190,8 @@ export const TEXTS = {
     light: 'chiari', dark: 'scuri', White: 'Bianco', Black: 'Nero',
     side_wins: 'Vince il {c}.', friend_wins: 'Vince il tuo amico.', why_no_moves_side: 'Il {c} non ha più mosse.',
     record: 'I tuoi risultati', record_line: '{g} partite · {w} vinte · {d} patte · {l} perse · {s} punti',
-    record_level: '{name}: {g} partite, {w} vinte, {s} punti', friend_level: 'Con gli amici',
+    record_line_one: '1 partita · {w} vinte · {d} patte · {l} perse · {s} punti',
+    record_level: '{name}: {g} partite, {w} vinte, {s} punti', record_level_one: '{name}: 1 partita, {w} vinte, {s} punti', friend_level: 'Con gli amici',
     not_your_piece_friend: 'Quello è un pezzo del tuo amico.',
     r_you_dark: 'Hai i pezzi scuri, in basso; muovono prima i chiari.',
     r_you_both: 'I pezzi chiari, in basso, muovono per primi.',
@@ -222,8 +224,11 @@ export function translator(texts) {
     if (texts[base]) { lang = base; break; }
   }
   const tx = texts[lang];
+  // One game is "1 game": a `key_one` text, where the language has one, serves a count of
+  // one (`g`, `n`).
   const t = (key, vars) => {
-    let s = tx[key] !== undefined ? tx[key] : texts.en[key];
+    const one = vars && (vars.g === 1 || vars.n === 1) && tx[key + '_one'] !== undefined;
+    let s = one ? tx[key + '_one'] : tx[key] !== undefined ? tx[key] : texts.en[key];
     if (typeof s !== 'string') return String(key);
     if (vars) for (const [k, v] of Object.entries(vars)) s = s.split('{' + k + '}').join(String(v));
     return s;
