@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::error::{no_store, ApiError};
 use super::guard::{self, Limit};
 use super::state::State;
-use super::store::{Entry, GameId, Shared};
+use super::store::{Entry, Finish, GameId, Shared};
 
 /// The JSON object of a request body (an empty body is `{}`), with no fields but `allowed`.
 pub(crate) fn body_object(
@@ -137,6 +137,7 @@ pub(crate) struct Undo {
     model: Model,
     rng: dama_search::ChaCha8Rng,
     players: [Option<String>; 2],
+    ended: Option<Finish>,
 }
 
 pub(crate) fn undo_point(entry: &Entry) -> Undo {
@@ -144,6 +145,7 @@ pub(crate) fn undo_point(entry: &Entry) -> Undo {
         model: entry.model.clone(),
         rng: entry.rng.clone(),
         players: entry.players.clone(),
+        ended: entry.ended,
     }
 }
 
@@ -158,7 +160,7 @@ pub(crate) async fn commit(
     let credits = entry.credits();
     match state.store.commit(id, entry, credits).await {
         Ok(()) => {
-            if entry.model.outcome().is_some() {
+            if entry.finish().is_some() {
                 entry.credited = true;
             }
             let ply = entry.model.game().moves().len();
@@ -171,6 +173,7 @@ pub(crate) async fn commit(
             entry.model = before.model;
             entry.rng = before.rng;
             entry.players = before.players;
+            entry.ended = before.ended;
             Err(ApiError::storage(&err))
         }
     }
@@ -212,7 +215,7 @@ pub(crate) fn limited(
 
 /// Refuses a game that is over.
 pub(crate) fn not_over(entry: &Entry) -> Result<(), ApiError> {
-    match entry.model.outcome() {
+    match entry.finish() {
         Some(o) => Err(ApiError::conflict(
             "game_over",
             format!("the game is over ({o}); start a new one"),
