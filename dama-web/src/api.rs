@@ -21,6 +21,8 @@
 //! | `POST /api/games/{id}/move` | `{"path": [from, landing, ...]}` or `{"move": "22-18"}` | the game and the move played |
 //! | `POST /api/games/{id}/reply` | | the game after the computer's move, and that move |
 //! | `POST /api/games/{id}/level` | `{"level": "easy"}` or `{"level": 2}` | the game |
+//! | `POST /api/games/{id}/resign` | | a friend game: the seat's side resigns |
+//! | `POST /api/games/{id}/draw` | `{"action": "offer" \| "accept" \| "decline"}` | a friend game: a draw offered to the other seat, accepted or declined (`draw_offer` in the game) |
 //! | `GET /api/games/{id}/pdn` | | the game as a PDN file (tags `Event`, `Site`, `Date`, `White`, `Black`, `Result`, `GameType`, `FEN`, `Level`) |
 //! | `POST /api/reviews` | `{"pdn", "variant"?, "depth"?, "nodes"?, "stream"?}` | every move of every game with its mark, the score before it, the best move and line (see `review.rs`) |
 //! | `GET /api/analysis?fen=&variant=&multipv=3&depth=&nodes=&time_ms=` | | Server-Sent Events: the live lines, the tables' verdict (see `live.rs`) |
@@ -74,7 +76,7 @@ use super::request::ok;
 use super::review::{self, REVIEW_BODY_LIMIT};
 use super::state::{AxState, State, BODY_LIMIT};
 use super::views::{rules_view, RulesView};
-use super::{follow, games, moves, status};
+use super::{follow, games, moves, seats, status};
 
 /// The routes: the page, its script and styles, and the API.
 pub fn router(state: Arc<State>) -> Router {
@@ -88,6 +90,8 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/games/{id}/move", post(moves::play))
         .route("/api/games/{id}/reply", post(moves::reply))
         .route("/api/games/{id}/level", post(games::set_level))
+        .route("/api/games/{id}/resign", post(seats::resign))
+        .route("/api/games/{id}/draw", post(seats::draw))
         .route("/api/games/{id}/events", get(follow::events))
         .route("/api/games/{id}/pdn", get(review::game_pdn))
         .route(

@@ -5,13 +5,14 @@
 //! otherwise need 16 GiB of tables. A search waits, without holding a worker thread, for a
 //! free engine. Engines are made on first need, so an idle server holds no table.
 //!
-//! The levels search in two lanes with capacity of their own, so that a Novice reply never
-//! waits behind a Hard one: the cheap lane (Novice, Easy, Normal: at most 8,000 nodes, a few
-//! milliseconds) runs `searchers` searches at once, the dear lane (Strong, and Hard's second
-//! of thinking) half as many, at least one. Each lane's queue is bounded: the cheap one at
-//! [`CHEAP_QUEUE`] waiting searches per slot, the dear one at one per slot, so that a Hard
-//! reply waits for at most about one other search; a search that finds its lane's queue full
-//! is refused at once ([`SearchError::Busy`], 503 with `Retry-After`).
+//! The levels search in three lanes with capacity of their own, so that a Novice reply never
+//! waits behind a Hard one, nor a Strong one behind Hard's second of thinking: the quick lane
+//! (Novice, Easy, Normal: at most 8,000 nodes, a few milliseconds) runs `searchers` searches
+//! at once, the Strong lane (40,000 nodes) and the Hard lane (a second each) half as many, at
+//! least one. Each lane's queue is bounded: [`QUICK_QUEUE`] waiting searches per slot for the
+//! quick lane, [`STRONG_QUEUE`] for Strong, [`HARD_QUEUE`] for Hard (so that a Hard reply
+//! waits for at most about one other search); a search that finds its lane's queue full is
+//! refused at once ([`SearchError::Busy`], 503 with `Retry-After`).
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -29,11 +30,14 @@ const HASH_MIB: usize = 16;
 /// How long Hard thinks a move.
 pub const HARD_TIME: Duration = Duration::from_secs(1);
 
-/// Searches that may wait in the cheap lane, per search it runs at once.
-pub const CHEAP_QUEUE: usize = 64;
+/// Searches that may wait in the quick lane (Novice to Normal), per search it runs at once.
+pub const QUICK_QUEUE: usize = 256;
 
-/// Searches that may wait in the dear lane, per search it runs at once.
-pub const DEAR_QUEUE: usize = 1;
+/// Searches that may wait in the Strong lane, per search it runs at once.
+pub const STRONG_QUEUE: usize = 8;
+
+/// Searches that may wait in the Hard lane, per search it runs at once.
+pub const HARD_QUEUE: usize = 1;
 
 /// What a search found, for the reply and the log.
 #[derive(Debug)]
@@ -61,7 +65,7 @@ pub enum SearchError {
         "the computer has too many {lane} searches to do: it will have time in {retry_after} s"
     )]
     Busy {
-        /// The lane's name: `quick` (Novice to Normal) or `long` (Strong and Hard).
+        /// The lane's name: `quick` (Novice to Normal), `strong` or `hard`.
         lane: &'static str,
         /// Seconds to wait before asking again.
         retry_after: u64,
@@ -109,9 +113,13 @@ impl Lane {
     }
 }
 
-/// Whether `level` searches in the dear lane.
-pub fn dear(level: Level) -> bool {
-    level >= Level::Strong
+/// The lane `level` searches in: 0 quick, 1 Strong, 2 Hard.
+pub fn lane(level: Level) -> usize {
+    match level {
+        Level::Novice | Level::Easy | Level::Normal => 0,
+        Level::Strong => 1,
+        Level::Hard => 2,
+    }
 }
 
 /// The engines and the flag that stops every search when the server stops.
@@ -121,25 +129,25 @@ pub struct Computer {
     /// (`$DAMA_EGTB`, else `~/.cache/dama/egtb`), opened once and shared, then the small
     /// in-memory ones. A server builds no files itself (`dama egtb build` does).
     endgames: Endgames,
-    /// The cheap lane (Novice to Normal), then the dear one (Strong, Hard).
-    lanes: [Lane; 2],
+    /// The quick lane (Novice to Normal), Strong's and Hard's.
+    lanes: [Lane; 3],
     signals: Signals,
     metrics: Arc<Metrics>,
 }
 
 impl Computer {
-    /// `count` cheap searches (at least one) and half as many dear ones (at least one) at
-    /// the same time, each with its own engine, counted in `metrics`.
+    /// `count` quick searches (at least one) and half as many Strong and Hard ones (at least
+    /// one each) at the same time, each with its own engine, counted in `metrics`.
     pub fn new(count: usize, metrics: Arc<Metrics>) -> Computer {
-        let cheap = count.max(1);
-        let dear = (count / 2).max(1);
-        let dear_retry = HARD_TIME.as_secs().max(1);
+        let quick = count.max(1);
+        let long = (count / 2).max(1);
         Computer {
-            engines: Mutex::new(Vec::with_capacity(cheap + dear)),
+            engines: Mutex::new(Vec::with_capacity(quick + 2 * long)),
             endgames: Endgames::from_dir(&dama_search::egtb::default_dir(), false),
             lanes: [
-                Lane::new("quick", cheap, CHEAP_QUEUE, 1),
-                Lane::new("long", dear, DEAR_QUEUE, dear_retry),
+                Lane::new("quick", quick, QUICK_QUEUE, 1),
+                Lane::new("strong", long, STRONG_QUEUE, 1),
+                Lane::new("hard", long, HARD_QUEUE, HARD_TIME.as_secs().max(1)),
             ],
             signals: Signals::default(),
             metrics,
@@ -160,7 +168,7 @@ impl Computer {
         self.metrics
             .searches_waiting
             .fetch_add(1, Ordering::Relaxed);
-        let permit = self.lanes[usize::from(dear(level))].slot().await;
+        let permit = self.lanes[lane(level)].slot().await;
         self.metrics
             .searches_waiting
             .fetch_sub(1, Ordering::Relaxed);
@@ -256,7 +264,7 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_cheap_reply_never_waits_behind_hard_and_a_full_queue_is_refused_at_once() {
+    async fn quick_and_strong_replies_never_wait_behind_hard_and_a_full_queue_is_refused_at_once() {
         let computer = Arc::new(Computer::new(2, Arc::default()));
         // Out of the opening book: Hard thinks its full second.
         let pos =
@@ -270,7 +278,7 @@ mod tests {
                     .await
             })
         };
-        // One Hard search runs (a second of thinking), one waits: the dear lane is full.
+        // One Hard search runs (a second of thinking), one waits: the Hard lane is full.
         let (running, queued) = (hard(1), hard(2));
         tokio::time::sleep(Duration::from_millis(100)).await;
         let started = std::time::Instant::now();
@@ -279,25 +287,24 @@ mod tests {
             matches!(
                 refused,
                 Err(SearchError::Busy {
-                    lane: "long",
+                    lane: "hard",
                     retry_after: 1
                 })
             ),
             "{refused:?}"
         );
         assert!(started.elapsed() < Duration::from_millis(100));
-        // Meanwhile Novice answers at once, in its own lane.
-        let started = std::time::Instant::now();
-        let novice = computer
-            .reply(Game::new(), Level::Novice, ChaCha8Rng::seed_from_u64(4))
-            .await
-            .unwrap();
-        assert!(novice.best.is_some());
-        assert!(
-            started.elapsed() < Duration::from_millis(500),
-            "{:?}",
-            started.elapsed()
-        );
+        // Meanwhile Novice and Strong answer at once, each in its own lane.
+        for level in [Level::Novice, Level::Strong] {
+            let started = std::time::Instant::now();
+            let reply = computer
+                .reply(Game::new(), level, ChaCha8Rng::seed_from_u64(4))
+                .await
+                .unwrap();
+            assert!(reply.best.is_some());
+            let took = started.elapsed();
+            assert!(took < Duration::from_millis(500), "{level}: {took:?}");
+        }
         assert!(running.await.unwrap().unwrap().best.is_some());
         assert!(queued.await.unwrap().unwrap().best.is_some());
     }

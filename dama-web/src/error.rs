@@ -138,6 +138,18 @@ impl ApiError {
 
 impl From<BytesRejection> for ApiError {
     fn from(r: BytesRejection) -> ApiError {
+        // A body that did not arrive in time (tower-http's body timeout) is 408.
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&r);
+        while let Some(e) = cause {
+            if e.is::<tower_http::timeout::TimeoutError>() {
+                return ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "body_timeout",
+                    "the request body did not arrive in time: send it whole, at once",
+                );
+            }
+            cause = e.source();
+        }
         ApiError::rejected(r.status(), r.body_text())
     }
 }

@@ -27,7 +27,7 @@ use super::guard;
 use super::request::{event_stream, find, game_id};
 use super::seats::seat_secret;
 use super::state::State;
-use super::store::{Entry, GameId, Shared};
+use super::store::{Entry, GameId, Kind, Seat, Shared};
 use super::views::{game_view, landing_path, last_computer_view, move_view};
 
 /// The query of `GET /api/games/{id}/events`.
@@ -42,6 +42,10 @@ struct Follow {
     id: GameId,
     game: Shared,
     changes: watch::Receiver<usize>,
+    /// Changes that are not moves: offers, resignations, presence.
+    pulse: watch::Receiver<u64>,
+    /// The seat this stream counts as connected, while it lasts.
+    _present: Option<Present>,
     stopping: watch::Receiver<bool>,
     sent: usize,
     seat: Option<String>,
@@ -49,6 +53,26 @@ struct Follow {
     until: tokio::time::Instant,
     /// The address's place among its streams, given back when the stream ends.
     _ticket: Ticket,
+}
+
+/// A seat of a friend game counted as connected while its stream is open.
+struct Present {
+    game: Shared,
+    side: usize,
+}
+
+impl Drop for Present {
+    fn drop(&mut self) {
+        let (game, side) = (Shared::clone(&self.game), self.side);
+        // The game's lock is async: taken on a task of its own.
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                let mut entry = game.lock().await;
+                entry.connected[side] = entry.connected[side].saturating_sub(1);
+                entry.poke();
+            });
+        }
+    }
 }
 
 /// How long the browser waits before reconnecting to an ended stream.
@@ -93,8 +117,30 @@ pub async fn events(
             ApiError::too_many_streams(state.streams_per_address)
         })?;
     let game = find(&state, id).await?;
-    let changes = game.lock().await.changes.subscribe();
+    let seat = query
+        .seat
+        .or_else(|| seat_secret(&headers).map(str::to_string));
+    let (changes, pulse, present) = {
+        let mut entry = game.lock().await;
+        let side = match entry.seat(seat.as_deref()) {
+            Some(Seat::White) if entry.kind == Kind::Friend => Some(0),
+            Some(Seat::Black) if entry.kind == Kind::Friend => Some(1),
+            _ => None,
+        };
+        let present = side.map(|side| {
+            entry.joined[side] = true;
+            entry.connected[side] += 1;
+            entry.poke();
+            Present {
+                game: Shared::clone(&game),
+                side,
+            }
+        });
+        (entry.changes.subscribe(), entry.pulse.subscribe(), present)
+    };
     let follow = Follow {
+        pulse,
+        _present: present,
         until: tokio::time::Instant::now() + state.stream_lifetime,
         _ticket: ticket,
         id,
@@ -102,9 +148,7 @@ pub async fn events(
         changes,
         stopping: state.stopping.clone(),
         sent,
-        seat: query
-            .seat
-            .or_else(|| seat_secret(&headers).map(str::to_string)),
+        seat,
     };
     let first = futures_util::stream::iter([Ok::<_, Infallible>(Event::default().retry(RETRY))]);
     let stream = first.chain(
@@ -136,10 +180,34 @@ async fn next_events(mut f: Follow) -> Option<(Vec<Event>, Follow)> {
         }
         tokio::select! {
             changed = f.changes.changed() => changed.ok()?,
+            poked = f.pulse.changed() => {
+                poked.ok()?;
+                f.pulse.borrow_and_update();
+                let event = {
+                    let entry = f.game.lock().await;
+                    // Sent only once the moves are: its id is the moves seen so far.
+                    (entry.model.game().moves().len() == f.sent)
+                        .then(|| state_event(f.id, &entry, f.sent, f.seat.as_deref()))
+                };
+                if let Some(event) = event {
+                    return Some((vec![event], f));
+                }
+            }
             _ = f.stopping.changed() => return None,
             () = tokio::time::sleep_until(f.until) => return None,
         }
     }
+}
+
+/// A `state` event: the game as `secret`'s seat sees it (a draw offer, a resignation, who is
+/// connected), its id the `ply` moves already sent.
+fn state_event(id: GameId, entry: &Entry, ply: usize, secret: Option<&str>) -> Event {
+    let view = game_view(id, entry, last_computer_view(entry), entry.seat(secret));
+    let data = serde_json::json!({"ply": ply, "game": view});
+    Event::default()
+        .id(ply.to_string())
+        .event("state")
+        .data(data.to_string())
 }
 
 /// One event per move `from + 1 ..= to`: its id the number of moves after it, its data the

@@ -142,9 +142,14 @@ pub(crate) async fn show(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let (id, game) = found(&state, path).await?;
-    let entry = game.lock().await;
+    let mut entry = game.lock().await;
     let last = last_computer_view(&entry);
     let seat = entry.seat(seat_secret(&headers));
+    // The invitation opened: the friend has joined.
+    if seat == Some(Seat::Black) && entry.kind == Kind::Friend && !entry.joined[1] {
+        entry.joined[1] = true;
+        entry.poke();
+    }
     Ok(ok(StatusCode::OK, game_view(id, &entry, last, seat)))
 }
 

@@ -262,6 +262,8 @@ pub(crate) async fn play(
     let before = *g.position();
     let landing = landing_path(variant, &before, m);
     let undo = undo_point(&entry);
+    // A move answers a pending draw offer: it stands no more.
+    entry.draw_offer = None;
     entry
         .model
         .play_own(m)

@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::error::{no_store, ApiError};
 use super::guard::{self, Limit};
 use super::state::State;
-use super::store::{Entry, GameId, Shared};
+use super::store::{Entry, Finish, GameId, Shared};
 
 /// The JSON object of a request body (an empty body is `{}`), with no fields but `allowed`.
 pub(crate) fn body_object(
@@ -51,9 +51,24 @@ pub(crate) fn body_object(
     Ok(map)
 }
 
-/// A short rendering of a JSON value for an error message.
+/// A short rendering of a JSON value for an error message: a string quoted once, anything
+/// else as its JSON text.
 pub(crate) fn shown(v: &Value) -> String {
-    dama_rules::quote(&v.to_string()).to_string()
+    match v {
+        Value::String(s) => dama_rules::quote(s).to_string(),
+        other => dama_rules::quote(&other.to_string()).to_string(),
+    }
+}
+
+/// `secs` as a person writes it: "30 days", "1 hour", "90 s".
+pub(crate) fn duration_text(secs: u64) -> String {
+    let (n, unit) = match secs {
+        s if s >= 86_400 && s % 86_400 == 0 => (s / 86_400, "day"),
+        s if s >= 3_600 && s % 3_600 == 0 => (s / 3_600, "hour"),
+        s if s >= 60 && s % 60 == 0 => (s / 60, "minute"),
+        s => return format!("{s} s"),
+    };
+    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
 }
 
 pub(crate) fn level_of(v: &Value) -> Result<Level, ApiError> {
@@ -122,6 +137,7 @@ pub(crate) struct Undo {
     model: Model,
     rng: dama_search::ChaCha8Rng,
     players: [Option<String>; 2],
+    ended: Option<Finish>,
 }
 
 pub(crate) fn undo_point(entry: &Entry) -> Undo {
@@ -129,6 +145,7 @@ pub(crate) fn undo_point(entry: &Entry) -> Undo {
         model: entry.model.clone(),
         rng: entry.rng.clone(),
         players: entry.players.clone(),
+        ended: entry.ended,
     }
 }
 
@@ -143,7 +160,7 @@ pub(crate) async fn commit(
     let credits = entry.credits();
     match state.store.commit(id, entry, credits).await {
         Ok(()) => {
-            if entry.model.outcome().is_some() {
+            if entry.finish().is_some() {
                 entry.credited = true;
             }
             let ply = entry.model.game().moves().len();
@@ -156,6 +173,7 @@ pub(crate) async fn commit(
             entry.model = before.model;
             entry.rng = before.rng;
             entry.players = before.players;
+            entry.ended = before.ended;
             Err(ApiError::storage(&err))
         }
     }
@@ -166,8 +184,8 @@ pub(crate) fn unknown_game(state: &State, id: GameId) -> ApiError {
         StatusCode::NOT_FOUND,
         "unknown_game",
         format!(
-            "no game {id}: it never existed, was deleted, or expired after {} s untouched",
-            state.store.keep().as_secs()
+            "no game {id}: it never existed, was deleted, or expired after {} untouched",
+            duration_text(state.store.keep().as_secs())
         ),
     )
 }
@@ -197,7 +215,7 @@ pub(crate) fn limited(
 
 /// Refuses a game that is over.
 pub(crate) fn not_over(entry: &Entry) -> Result<(), ApiError> {
-    match entry.model.outcome() {
+    match entry.finish() {
         Some(o) => Err(ApiError::conflict(
             "game_over",
             format!("the game is over ({o}); start a new one"),
@@ -233,4 +251,23 @@ where
     h.insert("x-accel-buffering", HeaderValue::from_static("no"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_quoted_once_and_durations_written_as_people_do() {
+        assert_eq!(
+            shown(&Value::String("grandmaster".into())),
+            "\"grandmaster\""
+        );
+        assert_eq!(shown(&serde_json::json!(7)), "\"7\"");
+        assert_eq!(duration_text(30 * 86_400), "30 days");
+        assert_eq!(duration_text(86_400), "1 day");
+        assert_eq!(duration_text(1800), "30 minutes");
+        assert_eq!(duration_text(3600), "1 hour");
+        assert_eq!(duration_text(90), "90 s");
+    }
 }

@@ -608,7 +608,14 @@ pub fn pdn_of(entry: &Entry) -> PdnGame {
     let game = entry.model.game();
     let mut g = PdnGame::new(game.variant(), *game.start());
     g.moves = game.moves().to_vec();
-    g.result = game.outcome().map_or(GameResult::Unknown, GameResult::from);
+    g.result = match entry.finish() {
+        None => GameResult::Unknown,
+        Some(f) => match f.winner() {
+            Some(Color::White) => GameResult::WhiteWins,
+            Some(Color::Black) => GameResult::BlackWins,
+            None => GameResult::Draw,
+        },
+    };
     let (y, m, d) = civil_date(entry.created);
     let level = entry.model.level();
     let (white, black) = match entry.kind {

@@ -1,11 +1,20 @@
 //! Who may act on a game: the seat a request holds (its secret in `X-Dama-Seat`) and what
 //! that seat may do now. The friend actions (resignation, draw offers, presence) join here.
 
-use axum::http::HeaderMap;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{Extension, Path};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use dama_rules::Color;
+use serde_json::Value;
 
 use super::error::ApiError;
-use super::request::not_over;
-use super::store::{Entry, Kind, Seat};
+use super::guard::Player;
+use super::request::{body_object, commit, found, not_over, ok, shown, undo_point};
+use super::state::AxState;
+use super::store::{self, Entry, Finish, Kind, Seat};
+use super::views::{game_view, last_computer_view};
 
 /// The seat secret a request carries (`X-Dama-Seat`).
 pub(crate) fn seat_secret(headers: &HeaderMap) -> Option<&str> {
@@ -57,4 +66,117 @@ pub(crate) fn players_turn(entry: &Entry, seat: Option<Seat>) -> Result<(), ApiE
         ));
     }
     Ok(())
+}
+
+/// The side a seat of a friend game plays, for a resignation or a draw offer.
+fn friend_side(entry: &Entry, seat: Option<Seat>) -> Result<Color, ApiError> {
+    let seat = a_player(entry, seat)?;
+    match (entry.kind, seat) {
+        (Kind::Friend, Seat::White) => Ok(Color::White),
+        (Kind::Friend, Seat::Black) => Ok(Color::Black),
+        _ => Err(ApiError::conflict(
+            "not_a_friend_game",
+            "only a game between two browsers is resigned or drawn by agreement: start a new \
+             game instead",
+        )),
+    }
+}
+
+/// `POST /api/games/{id}/resign`: the seat's side resigns; the result is final and in both
+/// players' records.
+pub(crate) async fn resign(
+    axum::extract::State(state): AxState,
+    path: Result<Path<String>, PathRejection>,
+    Extension(player): Extension<Player>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    body_object(&body?, &[])?;
+    let (id, game) = found(&state, path).await?;
+    let mut entry = game.lock().await;
+    let seat = entry.seat(seat_secret(&headers));
+    let side = friend_side(&entry, seat)?;
+    not_over(&entry)?;
+    let undo = undo_point(&entry);
+    // The result counts in the record of whoever holds the seat, moved or not.
+    entry.players[store::side(side)].get_or_insert(player.0);
+    entry.ended = Some(Finish::Resigned(side));
+    entry.draw_offer = None;
+    commit(&state, id, &mut entry, undo).await?;
+    entry.poke();
+    tracing::debug!(%id, side = side.name(), "resigned");
+    let last = last_computer_view(&entry);
+    Ok(ok(StatusCode::OK, game_view(id, &entry, last, seat)))
+}
+
+/// `POST /api/games/{id}/draw` `{"action": "offer" | "accept" | "decline"}`: a draw offered
+/// to the other seat (pushed to it and to the watchers), accepted (the game ends drawn) or
+/// declined. An offer stands until it is answered or a move is played.
+pub(crate) async fn draw(
+    axum::extract::State(state): AxState,
+    path: Result<Path<String>, PathRejection>,
+    Extension(player): Extension<Player>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let fields = body_object(&body?, &["action"])?;
+    let action = match fields.get("action") {
+        Some(Value::String(s)) if ["offer", "accept", "decline"].contains(&s.as_str()) => s.clone(),
+        Some(v) => {
+            return Err(ApiError::bad(
+                "bad_action",
+                format!(
+                    "action {}: expected \"offer\", \"accept\" or \"decline\"",
+                    shown(v)
+                ),
+            ))
+        }
+        None => {
+            return Err(ApiError::bad(
+                "bad_action",
+                "which action? send {\"action\": \"offer\"}, \"accept\" or \"decline\"",
+            ))
+        }
+    };
+    let (id, game) = found(&state, path).await?;
+    let mut entry = game.lock().await;
+    let seat = entry.seat(seat_secret(&headers));
+    let side = friend_side(&entry, seat)?;
+    not_over(&entry)?;
+    let offered_to_me = entry.draw_offer == Some(!side);
+    match action.as_str() {
+        "accept" if offered_to_me => {}
+        "offer" if offered_to_me => {}
+        "offer" if entry.draw_offer == Some(side) => {
+            return Err(ApiError::conflict(
+                "offer_pending",
+                "your draw offer waits for your friend's answer",
+            ))
+        }
+        "offer" => {
+            entry.draw_offer = Some(side);
+            entry.poke();
+            return Ok(ok(StatusCode::OK, game_view(id, &entry, None, seat)));
+        }
+        "decline" if offered_to_me => {
+            entry.draw_offer = None;
+            entry.poke();
+            return Ok(ok(StatusCode::OK, game_view(id, &entry, None, seat)));
+        }
+        _ => {
+            return Err(ApiError::conflict(
+                "no_offer",
+                "there is no draw offer to answer: offer one with {\"action\": \"offer\"}",
+            ))
+        }
+    }
+    // Accepted (or offered back): the game ends drawn.
+    let undo = undo_point(&entry);
+    entry.players[store::side(side)].get_or_insert(player.0);
+    entry.ended = Some(Finish::Agreed);
+    entry.draw_offer = None;
+    commit(&state, id, &mut entry, undo).await?;
+    entry.poke();
+    tracing::debug!(%id, "draw agreed");
+    Ok(ok(StatusCode::OK, game_view(id, &entry, None, seat)))
 }

@@ -108,6 +108,47 @@ impl Seat {
     }
 }
 
+/// How a game ended: by the rules, or by a player of a friend game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Finish {
+    /// The rules ended it (no legal move, or a drawing rule).
+    Rules(Outcome),
+    /// This side resigned.
+    Resigned(Color),
+    /// The players agreed a draw.
+    Agreed,
+}
+
+impl Finish {
+    /// The winner, if any.
+    pub fn winner(self) -> Option<Color> {
+        match self {
+            Finish::Rules(Outcome::Win(c)) => Some(c),
+            Finish::Resigned(c) => Some(!c),
+            Finish::Rules(Outcome::Draw(_)) | Finish::Agreed => None,
+        }
+    }
+
+    /// The result as PDN writes it.
+    pub fn pdn(self) -> &'static str {
+        match self.winner() {
+            Some(Color::White) => "1-0",
+            Some(Color::Black) => "0-1",
+            None => "1/2-1/2",
+        }
+    }
+}
+
+impl fmt::Display for Finish {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Finish::Rules(o) => write!(f, "{o}"),
+            Finish::Resigned(c) => write!(f, "{} wins: {c} resigned", !*c),
+            Finish::Agreed => f.write_str("draw agreed by the players"),
+        }
+    }
+}
+
 /// A random secret: 128 bits as 32 hexadecimal digits.
 pub fn secret() -> String {
     format!("{:032x}", rand::random::<u128>())
@@ -145,6 +186,18 @@ pub struct Entry {
     pub credited: bool,
     /// The number of moves committed, for the pages that follow the game.
     pub changes: watch::Sender<usize>,
+    /// A resignation or an agreed draw (a friend game), which ends it before the rules do.
+    pub ended: Option<Finish>,
+    /// The side whose draw offer waits for the other's answer.
+    pub draw_offer: Option<Color>,
+    /// Per seat (White, Black): whether someone has opened it, and the event streams that
+    /// follow the game from it now.
+    pub joined: [bool; 2],
+    /// See [`Entry::joined`].
+    pub connected: [usize; 2],
+    /// Bumped at each change that is not a move (an offer, a resignation, a presence), for
+    /// the pages that follow the game.
+    pub pulse: watch::Sender<u64>,
 }
 
 impl Entry {
@@ -170,7 +223,22 @@ impl Entry {
             created: now(),
             credited: false,
             changes: watch::Sender::new(0),
+            ended: None,
+            draw_offer: None,
+            joined: [kind == Kind::Friend, false],
+            connected: [0, 0],
+            pulse: watch::Sender::new(0),
         }
+    }
+
+    /// How the game ended, if it has.
+    pub fn finish(&self) -> Option<Finish> {
+        self.model.outcome().map(Finish::Rules).or(self.ended)
+    }
+
+    /// Tells the pages that follow the game that something other than a move changed.
+    pub fn poke(&self) {
+        self.pulse.send_modify(|n| *n += 1);
     }
 
     /// The seat that `secret` opens in this game, if any.
@@ -215,7 +283,7 @@ impl Entry {
             black_secret,
             white_player: self.players[0].clone(),
             black_player: self.players[1].clone(),
-            result: self.model.outcome().map(|o| o.pdn().to_string()),
+            result: self.finish().map(|f| f.pdn().to_string()),
             created: self.created,
             updated: now(),
         }
@@ -252,7 +320,19 @@ impl Entry {
             (Some(w), Some(b)) => Some([w.clone(), b.clone()]),
             _ => None,
         };
+        // A result the moves do not reach was a resignation or an agreed draw.
+        let ended = match (model.outcome(), row.result.as_deref()) {
+            (None, Some("1-0")) => Some(Finish::Resigned(Color::Black)),
+            (None, Some("0-1")) => Some(Finish::Resigned(Color::White)),
+            (None, Some(_)) => Some(Finish::Agreed),
+            _ => None,
+        };
         Ok(Entry {
+            ended,
+            draw_offer: None,
+            joined: [true, row.black_player.is_some()],
+            connected: [0, 0],
+            pulse: watch::Sender::new(0),
             changes: watch::Sender::new(moves.len()),
             model,
             kind,
@@ -269,16 +349,16 @@ impl Entry {
     /// What the players' records gain when this game has just ended (nothing before, and
     /// nothing twice).
     pub fn credits(&self) -> Vec<Credit> {
-        let Some(outcome) = self.model.outcome() else {
+        let Some(finish) = self.finish() else {
             return Vec::new();
         };
         if self.credited {
             return Vec::new();
         }
-        let result = |c: Color| match outcome {
-            Outcome::Win(w) if w == c => 1,
-            Outcome::Win(_) => -1,
-            Outcome::Draw(_) => 0,
+        let result = |c: Color| match finish.winner() {
+            Some(w) if w == c => 1,
+            Some(_) => -1,
+            None => 0,
         };
         let sides: Vec<Color> = match self.kind {
             Kind::Computer => vec![self.model.human()],

@@ -7,7 +7,7 @@ use dama_rules::{Position, Rules, Square, Variant};
 use serde::Serialize;
 
 use super::names;
-use super::store::{Entry, GameId, Kind, Seat};
+use super::store::{Entry, Finish, GameId, Kind, Seat};
 
 /// The rules in force, as flags the page puts into words.
 #[derive(Serialize)]
@@ -116,7 +116,26 @@ pub(super) struct OutcomeView {
 
 /// How the game ended, from the player's side (`human`); between friends the winner is
 /// named by colour.
-pub(super) fn outcome_view(outcome: Outcome, human: Color, kind: Kind) -> OutcomeView {
+pub(super) fn outcome_view(finish: Finish, human: Color, kind: Kind) -> OutcomeView {
+    let outcome = match finish {
+        Finish::Rules(o) => o,
+        Finish::Resigned(c) => {
+            return OutcomeView {
+                result: finish.pdn(),
+                winner: Some((!c).name()),
+                reason: "resigned",
+                message: finish.to_string(),
+            }
+        }
+        Finish::Agreed => {
+            return OutcomeView {
+                result: finish.pdn(),
+                winner: None,
+                reason: "agreed",
+                message: finish.to_string(),
+            }
+        }
+    };
     let (winner, reason) = match outcome {
         Outcome::Win(c) if kind != Kind::Computer => (Some(c.name()), "no_moves"),
         Outcome::Win(c) if c == human => (Some("player"), "no_moves"),
@@ -172,9 +191,27 @@ pub(super) struct GameView {
     pub(super) moves: Vec<String>,
     pub(super) last_computer_move: Option<MoveView>,
     pub(super) outcome: Option<OutcomeView>,
+    /// The side whose draw offer waits for an answer (friend games).
+    pub(super) draw_offer: Option<&'static str>,
+    /// Per seat of a friend game: someone has opened it, and follows the game now.
+    pub(super) presence: Option<Presence>,
     pub(super) score: u32,
     pub(super) quiet_plies: u32,
     pub(super) fen: String,
+}
+
+/// Per seat: whether someone has opened it, and whether it follows the game now.
+#[derive(Serialize)]
+pub(super) struct Presence {
+    pub(super) white: SeatPresence,
+    pub(super) black: SeatPresence,
+}
+
+/// One seat's presence.
+#[derive(Serialize)]
+pub(super) struct SeatPresence {
+    pub(super) joined: bool,
+    pub(super) connected: bool,
 }
 
 /// Each side's points.
@@ -200,7 +237,7 @@ pub(super) fn game_view(
         .map(|&sq| pos.piece_at(sq).map_or('e', |p| p.hub_char()))
         .collect();
     let mover = pos.turn();
-    let turn = if model.outcome().is_some() {
+    let turn = if entry.finish().is_some() {
         "over"
     } else if entry.kind == Kind::Computer {
         if seat.is_none() {
@@ -271,9 +308,20 @@ pub(super) fn game_view(
         movable,
         moves: move_texts(game),
         last_computer_move: last,
-        outcome: model
-            .outcome()
+        outcome: entry
+            .finish()
             .map(|o| outcome_view(o, model.human(), entry.kind)),
+        draw_offer: entry.draw_offer.map(Color::name),
+        presence: (entry.kind == Kind::Friend).then(|| Presence {
+            white: SeatPresence {
+                joined: entry.joined[0],
+                connected: entry.connected[0] > 0,
+            },
+            black: SeatPresence {
+                joined: entry.joined[1],
+                connected: entry.connected[1] > 0,
+            },
+        }),
         score,
         quiet_plies: game.quiet_plies(),
         fen: fen::write(pos),

@@ -225,9 +225,53 @@ import { el } from '/board.js';
     document.body.dataset.opponent = g.opponent;
     document.body.dataset.ply = String(g.ply);
     drawInvite();
+    drawFriend();
   }
 
   const colorName = (c) => t(c === 'white' ? 'White' : 'Black');
+
+  /// A friend game's seat: resign, offer or answer a draw, and whether the friend is there.
+  function drawFriend() {
+    const g = S.game;
+    const mine = g.opponent === 'friend' && (g.seat === 'white' || g.seat === 'black');
+    const live = mine && g.turn !== 'over';
+    $('friend-actions').classList.toggle('hidden', !live);
+    const offered = live && g.draw_offer && g.draw_offer !== g.seat;
+    const sent = live && g.draw_offer === g.seat;
+    $('offer-draw').classList.toggle('hidden', !!offered);
+    $('offer-draw').disabled = !!sent;
+    $('accept-draw').classList.toggle('hidden', !offered);
+    $('decline-draw').classList.toggle('hidden', !offered);
+    let text = '';
+    if (mine && g.presence) {
+      const friend = g.presence[g.seat === 'white' ? 'black' : 'white'];
+      text = !friend.joined ? t('friend_not_joined') : friend.connected ? t('friend_here') : t('friend_away');
+      if (offered) text += ' ' + t('draw_offered');
+      else if (sent) text += ' ' + t('draw_sent');
+    }
+    $('presence').textContent = live ? text : '';
+    document.body.dataset.drawOffer = g.draw_offer || '';
+  }
+
+  async function friendAction(path, body) {
+    if (S.busy || !S.game) return;
+    setBusy(true);
+    try {
+      S.game = await api('POST', `/api/games/${S.game.id}/${path}`, body);
+      render();
+    } catch (e) {
+      await failed(e);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  /// Whether the page may leave its game: a friend game not over asks first.
+  function mayLeave() {
+    const g = S.game;
+    if (!g || g.opponent !== 'friend' || g.turn === 'over' || !g.seat) return true;
+    return window.confirm(t('confirm_leave'));
+  }
 
   /// The invitation and the spectators' link, for the creator of a friend game.
   function drawInvite() {
@@ -295,6 +339,7 @@ import { el } from '/board.js';
       why = t('why_no_moves_side', { c: colorName(o.winner === 'white' ? 'black' : 'white') });
     }
     else if (o.reason === 'no_moves') why = t(o.winner === 'player' ? 'why_no_moves_win' : 'why_no_moves_loss');
+    else if (o.reason === 'resigned') why = t('why_resigned', { c: colorName(o.winner === 'white' ? 'black' : 'white') });
     else why = t('why_' + o.reason, { n: g.rules.no_progress_moves });
     $('end-title').textContent = endTitle();
     $('end-detail').textContent = `${o.result} · ${why}`;
@@ -646,7 +691,8 @@ import { el } from '/board.js';
       S.seat = null;
       useSeat(null);
       S.urlGame = null;
-      history.replaceState(null, '', '/');
+      // Pushed, not replaced: Back returns to the seat's address (and so to the seat).
+      history.pushState(null, '', '/');
     }
     try {
       const g = await api('POST', '/api/games', { variant: S.variant, level: S.level });
@@ -691,6 +737,14 @@ import { el } from '/board.js';
     const es = new EventSource(url);
     S.events = es;
     S.pending = [];
+    es.addEventListener('state', (ev) => {
+      let data;
+      try { data = JSON.parse(ev.data); } catch (e) { return; }
+      if (!S.game || data.ply !== S.game.ply || S.busy) return;
+      S.game = data.game;
+      render();
+      if (S.game.turn === 'over') unfollow();
+    });
     es.addEventListener('move', (ev) => {
       let data;
       try { data = JSON.parse(ev.data); } catch (e) { return; }
@@ -815,7 +869,7 @@ import { el } from '/board.js';
         ev.preventDefault();
         setLevel(LEVELS[Number(ev.key) - 1]);
       } else if (ev.key === 'n' || ev.key === 'N') {
-        if (!S.busy) newGame();
+        if (!S.busy && mayLeave()) newGame();
       } else if (ev.key === 'Escape') {
         clearSelection();
         say('');
@@ -825,7 +879,11 @@ import { el } from '/board.js';
     $('level').addEventListener('click', () => {
       setLevel(LEVELS[(LEVELS.indexOf(S.level) + 1) % LEVELS.length]);
     });
-    $('new-game').addEventListener('click', () => { if (!S.busy) newGame(); });
+    $('new-game').addEventListener('click', () => { if (!S.busy && mayLeave()) newGame(); });
+    $('resign').addEventListener('click', () => { if (window.confirm(t('confirm_resign'))) friendAction('resign'); });
+    $('offer-draw').addEventListener('click', () => friendAction('draw', { action: 'offer' }));
+    $('accept-draw').addEventListener('click', () => friendAction('draw', { action: 'accept' }));
+    $('decline-draw').addEventListener('click', () => friendAction('draw', { action: 'decline' }));
     $('retry').addEventListener('click', async () => {
       if (S.busy || !S.game) return;
       hideRetry();
@@ -833,8 +891,10 @@ import { el } from '/board.js';
       setBusy(true);
       try { await refresh(); } finally { setBusy(false); }
     });
-    $('friend-game').addEventListener('click', () => newFriendGame('friend'));
-    $('pass-game').addEventListener('click', () => newFriendGame('pass'));
+    $('friend-game').addEventListener('click', () => { if (mayLeave()) newFriendGame('friend'); });
+    $('pass-game').addEventListener('click', () => { if (mayLeave()) newFriendGame('pass'); });
+    // Back to a seat's address (kept in the history when a new game replaced it): load it.
+    window.addEventListener('popstate', () => location.reload());
     $('invite-copy').addEventListener('click', async () => {
       const input = $('invite-url');
       try {
@@ -846,6 +906,10 @@ import { el } from '/board.js';
     });
     $('end-new').addEventListener('click', () => { if (!S.busy) newGame(); });
     $('variant').addEventListener('change', (ev) => {
+      if (!mayLeave()) {
+        ev.target.value = S.game.variant;
+        return;
+      }
       S.variant = ev.target.value;
       STORE.set('variant', S.variant);
       if (!S.busy) newGame();
@@ -857,6 +921,10 @@ import { el } from '/board.js';
     $('variant-caption').textContent = t('rules_select');
     $('new-game').textContent = t('new_game');
     $('retry').textContent = t('retry');
+    $('resign').textContent = t('resign');
+    $('offer-draw').textContent = t('offer_draw');
+    $('accept-draw').textContent = t('accept_draw');
+    $('decline-draw').textContent = t('decline_draw');
     $('friend-game').textContent = t('play_friend');
     $('pass-game').textContent = t('pass_play');
     $('end-new').textContent = t('new_game');
@@ -866,7 +934,10 @@ import { el } from '/board.js';
     $('score-caption').textContent = t('score');
     $('draw-caption').textContent = t('draw_counter');
     $('moves-caption').textContent = t('moves');
-    $('level-hint').textContent = t('hint');
+    // The keys are no use on a touch screen: there only the score's rule is said.
+    const hint = t('hint');
+    const touch = window.matchMedia && window.matchMedia('(hover: none) and (pointer: coarse)').matches;
+    $('level-hint').textContent = touch ? hint.slice(hint.indexOf('. ') + 2) : hint;
     drawLevel();
     if (window.matchMedia && window.matchMedia('(min-width: 900px) and (min-height: 600px)').matches) {
       $('rules-box').open = true;

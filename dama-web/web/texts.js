@@ -49,8 +49,15 @@ export const TEXTS = {
     your_move_color: 'Your move: you have the {c} pieces.', to_move: '{c} to move.',
     light: 'light', dark: 'dark', White: 'White', Black: 'Black',
     side_wins: '{c} wins.', friend_wins: 'Your friend wins.', why_no_moves_side: '{c} has no move left.',
+    resign: 'Resign', offer_draw: 'Offer a draw', accept_draw: 'Accept the draw', decline_draw: 'Decline',
+    confirm_resign: 'Resign this game?', draw_offered: 'Your friend offers a draw.', draw_sent: 'You offered a draw.',
+    friend_here: 'Your friend is here.', friend_away: 'Your friend has joined but is not connected now.',
+    friend_not_joined: 'Your friend has not opened the invitation yet.',
+    confirm_leave: 'This game is not over. Leave it? Its link stays in this browser (Back returns to it).',
+    why_resigned: '{c} resigned.', why_agreed: 'Draw agreed.',
     record: 'Your record', record_line: '{g} games · {w} won · {d} drawn · {l} lost · {s} points',
-    record_level: '{name}: {g} games, {w} won, {s} points', friend_level: 'Friends',
+    record_line_one: '1 game · {w} won · {d} drawn · {l} lost · {s} points',
+    record_level: '{name}: {g} games, {w} won, {s} points', record_level_one: '{name}: 1 game, {w} won, {s} points', friend_level: 'Friends',
     not_your_piece_friend: 'That is your friend’s piece.',
     r_you_dark: 'You play the dark pieces, at the bottom; the light pieces move first.',
     r_you_both: 'The light pieces, at the bottom, move first.',
@@ -119,6 +126,12 @@ export const TEXTS = {
     your_move_color: 'Twój ruch: grasz {c} pionkami.', to_move: 'Ruch: {c}.',
     light: 'jasnymi', dark: 'ciemnymi', White: 'białe', Black: 'czarne',
     side_wins: 'Wygrywają {c}.', friend_wins: 'Wygrywa twój znajomy.', why_no_moves_side: '{c} nie mają już ruchu.',
+    resign: 'Poddaj się', offer_draw: 'Zaproponuj remis', accept_draw: 'Przyjmij remis', decline_draw: 'Odrzuć',
+    confirm_resign: 'Poddać tę grę?', draw_offered: 'Znajomy proponuje remis.', draw_sent: 'Zaproponowano remis.',
+    friend_here: 'Znajomy jest w grze.', friend_away: 'Znajomy dołączył, ale teraz nie jest połączony.',
+    friend_not_joined: 'Znajomy jeszcze nie otworzył zaproszenia.',
+    confirm_leave: 'Ta gra się nie skończyła. Opuścić ją? Jej link zostaje w tej przeglądarce (Wstecz do niej wraca).',
+    why_resigned: '{c} poddały się.', why_agreed: 'Remis za zgodą.',
     record: 'Twoje wyniki', record_line: 'gry: {g} · wygrane: {w} · remisy: {d} · przegrane: {l} · punkty: {s}',
     record_level: '{name}: gry {g}, wygrane {w}, punkty {s}', friend_level: 'Ze znajomymi',
     not_your_piece_friend: 'To pionek twojego znajomego.',
@@ -188,8 +201,15 @@ export const TEXTS = {
     your_move_color: 'Tocca a te: hai i pezzi {c}.', to_move: 'Muove il {c}.',
     light: 'chiari', dark: 'scuri', White: 'Bianco', Black: 'Nero',
     side_wins: 'Vince il {c}.', friend_wins: 'Vince il tuo amico.', why_no_moves_side: 'Il {c} non ha più mosse.',
+    resign: 'Abbandona', offer_draw: 'Proponi la patta', accept_draw: 'Accetta la patta', decline_draw: 'Rifiuta',
+    confirm_resign: 'Abbandonare questa partita?', draw_offered: 'Il tuo amico propone la patta.', draw_sent: 'Hai proposto la patta.',
+    friend_here: 'Il tuo amico è qui.', friend_away: 'Il tuo amico è entrato ma ora non è connesso.',
+    friend_not_joined: 'Il tuo amico non ha ancora aperto l’invito.',
+    confirm_leave: 'La partita non è finita. Lasciarla? Il suo link resta in questo browser (Indietro ci ritorna).',
+    why_resigned: 'Il {c} ha abbandonato.', why_agreed: 'Patta d’accordo.',
     record: 'I tuoi risultati', record_line: '{g} partite · {w} vinte · {d} patte · {l} perse · {s} punti',
-    record_level: '{name}: {g} partite, {w} vinte, {s} punti', friend_level: 'Con gli amici',
+    record_line_one: '1 partita · {w} vinte · {d} patte · {l} perse · {s} punti',
+    record_level: '{name}: {g} partite, {w} vinte, {s} punti', record_level_one: '{name}: 1 partita, {w} vinte, {s} punti', friend_level: 'Con gli amici',
     not_your_piece_friend: 'Quello è un pezzo del tuo amico.',
     r_you_dark: 'Hai i pezzi scuri, in basso; muovono prima i chiari.',
     r_you_both: 'I pezzi chiari, in basso, muovono per primi.',
@@ -222,8 +242,11 @@ export function translator(texts) {
     if (texts[base]) { lang = base; break; }
   }
   const tx = texts[lang];
+  // One game is "1 game": a `key_one` text, where the language has one, serves a count of
+  // one (`g`, `n`).
   const t = (key, vars) => {
-    let s = tx[key] !== undefined ? tx[key] : texts.en[key];
+    const one = vars && (vars.g === 1 || vars.n === 1) && tx[key + '_one'] !== undefined;
+    let s = one ? tx[key + '_one'] : tx[key] !== undefined ? tx[key] : texts.en[key];
     if (typeof s !== 'string') return String(key);
     if (vars) for (const [k, v] of Object.entries(vars)) s = s.split('{' + k + '}').join(String(v));
     return s;

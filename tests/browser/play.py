@@ -276,8 +276,8 @@ def main():
             check(page.inner_text("#status").startswith("Your move"), "the player starts")
             check_level_and_reload(server, page)
             check_stranger(browser, server, page.evaluate("document.body.dataset.gameId"))
-            check_retry(page, errors)
             check_names_and_keyboard(page)
+            check_retry(page, errors)
 
             capture_seen = False
             turn = 0

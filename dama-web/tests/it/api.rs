@@ -226,6 +226,128 @@ fn a_stranger_is_refused_in_a_computer_game_that_its_owner_plays_on() {
     assert_eq!(status, 204);
 }
 
+#[test]
+fn friend_games_end_by_resignation_or_agreed_draw_and_show_who_is_there() {
+    let server = Running::start(opts());
+    let new_friend_game = || {
+        let (_, g) = server.json(
+            "POST",
+            "/api/games",
+            &[("Cookie", ALICE)],
+            json!({"opponent": "friend"}),
+        );
+        let id = g["id"].as_str().unwrap().to_string();
+        (id, secret(&g["white_url"]), secret(&g["black_url"]))
+    };
+    let (id, white, black) = new_friend_game();
+    let look = |seat: &str| {
+        server
+            .json(
+                "GET",
+                &format!("/api/games/{id}"),
+                &[("X-Dama-Seat", seat)],
+                Value::Null,
+            )
+            .1
+    };
+    let g = look(&white);
+    assert_eq!(g["presence"]["white"]["joined"], true, "{g}");
+    assert_eq!(g["presence"]["black"]["joined"], false, "{g}");
+    // The friend opens the invitation and follows the game: joined, connected.
+    let (stream, head) = open_stream(
+        &server,
+        &format!("/api/games/{id}/events?seat={black}"),
+        "x",
+    );
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    std::thread::sleep(Duration::from_millis(200));
+    let g = look(&white);
+    assert_eq!(
+        g["presence"]["black"],
+        json!({"joined": true, "connected": true}),
+        "{g}"
+    );
+    let draw = format!("/api/games/{id}/draw");
+    let act = |seat: &str, cookie: &str, action: &str| {
+        server.json(
+            "POST",
+            &draw,
+            &[("X-Dama-Seat", seat), ("Cookie", cookie)],
+            json!({"action": action}),
+        )
+    };
+    // A spectator may not offer; White offers, once; Black declines; White offers again and
+    // Black accepts.
+    let (status, err) = server.json("POST", &draw, &[], json!({"action": "offer"}));
+    assert_eq!((status, code(&err)), (403, "not_a_player"), "{err}");
+    let (status, g) = act(&white, ALICE, "offer");
+    assert_eq!(
+        (status, g["draw_offer"].as_str()),
+        (200, Some("white")),
+        "{g}"
+    );
+    assert_eq!(code(&act(&white, ALICE, "offer").1), "offer_pending");
+    assert_eq!(look(&black)["draw_offer"], "white");
+    let (status, g) = act(&black, BOB, "decline");
+    assert_eq!((status, g["draw_offer"].clone()), (200, Value::Null), "{g}");
+    assert_eq!(code(&act(&black, BOB, "accept").1), "no_offer");
+    act(&white, ALICE, "offer");
+    let (status, g) = act(&black, BOB, "accept");
+    assert_eq!(status, 200, "{g}");
+    assert_eq!(
+        (g["turn"].as_str(), g["outcome"]["reason"].as_str()),
+        (Some("over"), Some("agreed"))
+    );
+    assert_eq!(g["outcome"]["result"], "1/2-1/2");
+    // Final, and in both records.
+    assert_eq!(code(&act(&white, ALICE, "offer").1), "game_over");
+    for cookie in [ALICE, BOB] {
+        let (_, me) = server.json("GET", "/api/me", &[("Cookie", cookie)], Value::Null);
+        assert_eq!(
+            (me["total"]["games"].as_u64(), me["total"]["draws"].as_u64()),
+            (Some(1), Some(1)),
+            "{me}"
+        );
+    }
+    // The stream closed: no longer connected.
+    drop(stream);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(look(&white)["presence"]["black"]["connected"], false);
+
+    // Another game: White resigns; the game is over for both seats.
+    let (id, white, black) = new_friend_game();
+    let (status, g) = server.json(
+        "POST",
+        &format!("/api/games/{id}/resign"),
+        &[("X-Dama-Seat", &white)],
+        Value::Null,
+    );
+    assert_eq!(status, 200, "{g}");
+    assert_eq!(
+        (
+            g["outcome"]["winner"].as_str(),
+            g["outcome"]["reason"].as_str()
+        ),
+        (Some("black"), Some("resigned"))
+    );
+    let (status, err) = server.json(
+        "POST",
+        &format!("/api/games/{id}/move"),
+        &[("X-Dama-Seat", &black)],
+        json!({"move": "11-15"}),
+    );
+    assert_eq!((status, code(&err)), (409, "game_over"), "{err}");
+    // A computer game is not resigned this way.
+    let (_, c) = server.json("POST", "/api/games", &[], json!({}));
+    let (status, err) = server.json(
+        "POST",
+        &format!("/api/games/{}/resign", c["id"].as_str().unwrap()),
+        &[("X-Dama-Seat", c["secret"].as_str().unwrap())],
+        Value::Null,
+    );
+    assert_eq!((status, code(&err)), (409, "not_a_friend_game"), "{err}");
+}
+
 /// The text of an event stream up to `until` (or 10 s).
 fn read_events(server: &Running, path: &str, headers: &[(&str, &str)], until: &str) -> String {
     let mut stream = TcpStream::connect(server.addr).unwrap();
@@ -756,6 +878,6 @@ fn a_body_that_never_comes_is_cut_off_at_the_timeout() {
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0);
-    assert!((400..500).contains(&status), "{text}");
-    assert!(text.contains("\"error\""), "{text}");
+    assert_eq!(status, 408, "{text}");
+    assert!(text.contains("\"body_timeout\""), "{text}");
 }
