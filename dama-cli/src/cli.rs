@@ -450,6 +450,12 @@ The signature (total nodes) is the same on every machine for the same code.")]
         /// The depth of every search.
         #[arg(long, default_value_t = 14)]
         depth: u32,
+        /// Search switches, as after a `dama match` player (`net=1`, `lmr=1,rfp=0`, ...).
+        #[arg(long)]
+        knobs: Option<String>,
+        /// Evaluate with this weights or net file (`dama tune fit` or `dama tune train`).
+        #[arg(long)]
+        eval_file: Option<std::path::PathBuf>,
     },
     /// Print a shell completion script.
     #[command(after_help = "Examples:

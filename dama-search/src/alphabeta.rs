@@ -175,8 +175,8 @@ impl<'a, R: Rules> Worker<'a, R> {
         }
         if parent < same && parent < fresh {
             let from = self.acc_pos[ply - 1].expect("a cost below u32::MAX has a position");
-            self.accs[ply] = self.accs[ply - 1];
-            net.update(&mut self.accs[ply], &from, pos);
+            let (below, here) = self.accs.split_at_mut(ply);
+            net.update_into(&mut here[0], &below[ply - 1], &from, pos);
         } else if same < fresh {
             let from = self.acc_pos[ply].expect("a cost below u32::MAX has a position");
             net.update(&mut self.accs[ply], &from, pos);

@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 
 use dama_rules::notation::fen;
 use dama_rules::{Game, Variant};
-use dama_search::{Engine, Limits};
+use std::sync::Arc;
+
+use dama_search::weights::Weights;
+use dama_search::{Engine, Knobs, Limits};
 
 use super::progress::Progress;
 use crate::error::CliError;
@@ -26,16 +29,39 @@ const POSITIONS: [&str; 8] = [
     "W:WK5,K30:BK12",
 ];
 
-/// Searches every position to `depth` and prints nodes, time and nodes/s.
-pub fn run(depth: u32) -> Result<Status, CliError> {
-    warm_up(depth)?;
+/// Searches every position to `depth` and prints nodes, time and nodes/s, with the search
+/// switches `knobs` and the evaluation of the weights or net file `eval_file`.
+pub fn run(
+    depth: u32,
+    knobs: Option<&str>,
+    eval_file: Option<&std::path::Path>,
+) -> Result<Status, CliError> {
+    let knobs: Knobs = match knobs {
+        Some(text) => text
+            .parse()
+            .map_err(|e| CliError::Usage(format!("--knobs \"{text}\": {e}")))?,
+        None => Knobs::default(),
+    };
+    let weights = match eval_file {
+        Some(path) => Some(Arc::new(
+            Weights::read(path).map_err(|e| CliError::Usage(e.to_string()))?,
+        )),
+        None => None,
+    };
+    let engine = || {
+        let mut e = Engine::with_hash(16);
+        e.set_knobs(knobs);
+        e.set_weights(weights.clone());
+        e
+    };
+    warm_up(depth, &engine)?;
     let (mut nodes, mut time) = (0u64, Duration::ZERO);
     // Positions searched so far, on stderr when it is a terminal.
     let progress = Progress::count(POSITIONS.len() as u64, "positions");
     for (i, text) in POSITIONS.iter().enumerate() {
         let pos = fen::parse(text)?;
         let game = Game::from_position(Variant::Italian, pos);
-        let mut engine = Engine::with_hash(16);
+        let mut engine = engine();
         let start = Instant::now();
         let r = engine.search(&game, &Limits::depth(depth));
         let spent = start.elapsed();
@@ -66,10 +92,10 @@ pub fn run(depth: u32) -> Result<Status, CliError> {
 /// One untimed pass over the positions, so that the in-memory endgame tables they reach are
 /// built before the clock starts (a search to a fixed depth waits for them): the times then
 /// measure the search alone. Node counts do not change: every timed search has a fresh engine.
-fn warm_up(depth: u32) -> Result<(), CliError> {
+fn warm_up(depth: u32, engine: &dyn Fn() -> Engine) -> Result<(), CliError> {
     for text in POSITIONS {
         let game = Game::from_position(Variant::Italian, fen::parse(text)?);
-        Engine::with_hash(16).search(&game, &Limits::depth(depth));
+        engine().search(&game, &Limits::depth(depth));
     }
     Ok(())
 }

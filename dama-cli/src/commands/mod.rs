@@ -161,7 +161,11 @@ pub fn run(command: Command) -> Result<Status, CliError> {
                 Ok(()) => Ok(Status::Ok),
             }
         }
-        Command::Bench { depth } => bench::run(depth),
+        Command::Bench {
+            depth,
+            knobs,
+            eval_file,
+        } => bench::run(depth, knobs.as_deref(), eval_file.as_deref()),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             use clap_complete::Shell;

@@ -483,6 +483,12 @@ fn extreme_arguments_never_panic_and_errors_quote_them() {
         ],
         vec!["tune", "fit", &samples, "--out", &out, "--epochs", "V"],
         vec!["tune", "fit", "V", "--out", &out],
+        vec!["tune", "train", &samples, "--out", &out, "--lambda", "V"],
+        vec!["tune", "train", &samples, "--out", &out, "--epochs", "V"],
+        vec!["tune", "train", &samples, "--out", &out, "--batch", "V"],
+        vec!["tune", "train", "V", "--out", &out],
+        vec!["bench", "--depth", "1", "--knobs", "V"],
+        vec!["bench", "--depth", "1", "--eval-file", "V"],
         vec!["play", "--plain", "--fen", "V"],
         vec!["play", "--plain", "--level", "V"],
         vec!["play", "--plain", "--seed", "V"],
@@ -542,4 +548,62 @@ fn extreme_arguments_never_panic_and_errors_quote_them() {
     }
     assert_eq!(runs, templates.len() * values.len());
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn tune_train_writes_a_net_that_bench_loads_and_a_corrupt_one_is_refused() {
+    use std::ffi::OsString;
+    let dir = std::env::temp_dir().join(format!("dama-cli-{}-train", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let os = |args: &[&str]| -> Vec<OsString> { args.iter().map(OsString::from).collect() };
+    let gen = os(&[
+        "tune",
+        "gen",
+        "--games",
+        "3",
+        "--nodes",
+        "60",
+        "--threads",
+        "1",
+        "--out",
+        "s.samples",
+    ]);
+    assert!(dama_os(&gen, &dir).status.success());
+    let train = os(&[
+        "tune",
+        "train",
+        "s.samples",
+        "--epochs",
+        "2",
+        "--batch",
+        "64",
+        "--threads",
+        "1",
+        "--holdout",
+        "3",
+        "--checkpoint",
+        "t.ckpt",
+        "--out",
+        "t.nnue",
+    ]);
+    let o = dama_os(&train, &dir);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains("epochs 2 held-out loss before"), "{stdout}");
+    // Resuming a finished run trains no more epochs.
+    let o = dama_os(&train, &dir);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("resuming"));
+    let bench = os(&["bench", "--depth", "3", "--eval-file", "t.nnue"]);
+    let o = dama_os(&bench, &dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut bytes = std::fs::read(dir.join("t.nnue")).unwrap();
+    bytes[1000] ^= 1;
+    std::fs::write(dir.join("bad.nnue"), bytes).unwrap();
+    let o = dama_os(
+        &os(&["bench", "--depth", "3", "--eval-file", "bad.nnue"]),
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("checksum"));
+    std::fs::remove_dir_all(&dir).ok();
 }
