@@ -707,6 +707,7 @@ impl Model {
                     format!("Draw: {moves} moves without progress ({progress})."),
                     format!("Draw: {moves} moves without progress."),
                     format!("Draw: {moves} moves, no progress."),
+                    format!("Draw: {moves} moves."),
                     "Draw.".to_string(),
                 ]
             }

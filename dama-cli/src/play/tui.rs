@@ -438,12 +438,7 @@ impl App {
         }
         if let Some(verdicts) = self.model.verdicts() {
             let board_w = 8 * cw;
-            let score = self.model.score();
-            let forms: Vec<String> = verdicts
-                .iter()
-                .flat_map(|v| [format!("  {v}  Score {score}  "), format!(" {v} ")])
-                .collect();
-            let text = first_fitting(&forms, board_w);
+            let text = overlay(&verdicts, self.model.score(), board_w);
             let width = text.chars().count() as u16;
             let x = l.board_x + board_w.saturating_sub(width) / 2;
             let y = l.board_y + 4 * ch - 1;
@@ -814,4 +809,53 @@ fn title_case(name: &str) -> String {
         .next()
         .map(|c| c.to_uppercase().chain(chars).collect())
         .unwrap_or_default()
+}
+
+/// The end of the game written across the board (`width` columns): the longest form of the
+/// verdict that fits, with the score when there is room.
+fn overlay(verdicts: &[String], score: u32, width: u16) -> String {
+    let forms: Vec<String> = verdicts
+        .iter()
+        .flat_map(|v| [format!("  {v}  Score {score}  "), format!(" {v} ")])
+        .collect();
+    first_fitting(&forms, width)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dama_rules::notation::fen;
+    use dama_rules::Variant;
+
+    #[test]
+    fn the_no_progress_draw_fits_every_board_and_says_40_moves() {
+        let mut model = Model::new(
+            Variant::Italian,
+            fen::parse("W:WK29:BK4").unwrap(),
+            Level::Novice,
+        );
+        let shuffle = [(29, 25), (4, 8), (25, 29), (8, 4)];
+        for i in 0..80 {
+            let (a, b) = shuffle[i % 4];
+            let m = *model
+                .game()
+                .legal_moves()
+                .iter()
+                .find(|m| m.from().number() == a && m.to().number() == b)
+                .unwrap();
+            if i % 2 == 0 {
+                model.play_own(m).unwrap();
+            } else {
+                model.computer_moved(m).unwrap();
+            }
+        }
+        let verdicts = model.verdicts().unwrap();
+        for cells in [Cells::Large, Cells::Medium, Cells::Compact] {
+            let width = 8 * cells.width();
+            let text = overlay(&verdicts, model.score(), width);
+            assert!(text.chars().count() <= usize::from(width), "{text:?}");
+            assert!(text.contains("40 moves"), "{cells:?}: {text:?}");
+            assert!(!text.contains("plies"), "{text:?}");
+        }
+    }
 }
