@@ -740,10 +740,14 @@ import { el } from '/board.js';
     es.addEventListener('state', (ev) => {
       let data;
       try { data = JSON.parse(ev.data); } catch (e) { return; }
-      if (!S.game || data.ply !== S.game.ply || S.busy) return;
-      S.game = data.game;
-      render();
-      if (S.game.turn === 'over') unfollow();
+      const apply = () => {
+        if (!S.game || data.ply !== S.game.ply) return;
+        if (S.busy || S.draining) { setTimeout(apply, 100); return; }
+        S.game = data.game;
+        render();
+        if (S.game.turn === 'over') unfollow();
+      };
+      apply();
     });
     es.addEventListener('move', (ev) => {
       let data;

@@ -16,7 +16,12 @@ Playwright for Python; CHROMIUM names another executable). It checks:
   same data directory) has that move, and both pages go on: the next move arrives at the
   other page over the reconnected event stream;
 - the end says who won, on both pages, and the winner's record counts the game;
-- "Pass and play" plays both sides in one page.
+- "Pass and play" plays both sides in one page;
+- the creator sees that the friend is here; a draw offered is shown to the other seat,
+  declined, offered again and accepted (a draw on both pages); a resignation ends the game
+  on both pages;
+- N or New game in an unfinished friend game asks first (staying keeps the game), and Back
+  after leaving returns to the seat.
 
 Exit status 0 when every check passes; the first failure raises with what was seen.
 """
@@ -118,6 +123,68 @@ def click(page, *squares):
         page.click(f'#squares .square[data-sq="{sq}"]')
 
 
+def check_leave_and_back(alice):
+    """Leaving an unfinished friend game asks first; Back returns to the seat."""
+    gid = alice.evaluate("document.body.dataset.gameId")
+    asked = []
+
+    def answer(dialog, accept):
+        asked.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    alice.once("dialog", lambda d: answer(d, False))
+    alice.keyboard.press("n")
+    alice.wait_for_timeout(300)
+    check(asked and asked[0].startswith("This game is not over"), f"asked {asked}")
+    check(alice.evaluate("document.body.dataset.gameId") == gid, "staying keeps the game")
+    alice.once("dialog", lambda d: answer(d, True))
+    alice.click("#new-game")
+    alice.wait_for_function(f"document.body.dataset.gameId !== '{gid}'")
+    check("seat=" not in alice.url, f"a new game at {alice.url}")
+    alice.go_back()
+    alice.wait_for_url(re.compile(r"seat="))
+    alice.wait_for_function(f"document.body.dataset.gameId === '{gid}'")
+    ready(alice)
+    check(alice.is_visible("#friend-actions"), "Back returns to the seat, with its actions")
+
+
+def check_draw_offers(alice, bob):
+    """Presence, then a draw offered and declined, offered again and accepted."""
+    alice.wait_for_function(
+        "document.getElementById('presence').textContent === 'Your friend is here.'")
+    bob.click("#offer-draw")
+    alice.wait_for_selector("#accept-draw:not(.hidden)")
+    said = alice.inner_text("#presence")
+    check(said.endswith("Your friend offers a draw."), f"the offer shown as {said!r}")
+    check(bob.inner_text("#presence").endswith("You offered a draw."), bob.inner_text("#presence"))
+    alice.click("#decline-draw")
+    bob.wait_for_function("document.body.dataset.drawOffer === ''")
+    check(alice.is_hidden("#accept-draw"), "declined: no answer buttons left")
+    bob.click("#offer-draw")
+    alice.wait_for_selector("#accept-draw:not(.hidden)")
+    alice.click("#accept-draw")
+    for page in (alice, bob):
+        page.wait_for_selector("#end:not(.hidden)")
+        check(page.inner_text("#end-title") == "Draw.", page.inner_text("#end-title"))
+        check("Draw agreed." in page.inner_text("#end-detail"), page.inner_text("#end-detail"))
+
+
+def check_resign(server, alice, bob):
+    status, game = server.api("/api/games", "POST", {"opponent": "friend"})
+    check(status == 201, f"{status} {game}")
+    alice.goto(server.url.rstrip("/") + game["white_url"])
+    bob.goto(server.url.rstrip("/") + game["black_url"])
+    ready(alice, 0)
+    ready(bob, 0)
+    alice.once("dialog", lambda d: d.accept())
+    alice.click("#resign")
+    alice.wait_for_selector("#end:not(.hidden)")
+    bob.wait_for_selector("#end:not(.hidden)")
+    check(alice.inner_text("#end-title") == "Your friend wins.", alice.inner_text("#end-title"))
+    check(bob.inner_text("#end-title") == "You win!", bob.inner_text("#end-title"))
+    check("White resigned." in bob.inner_text("#end-detail"), bob.inner_text("#end-detail"))
+
+
 def new_context(browser):
     # The page forbids eval; wait_for_function needs it.
     ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US",
@@ -159,6 +226,9 @@ def main():
             ready(bob, 1)
             check(bob.inner_text("#status").startswith("Your move: you have the dark pieces"),
                   bob.inner_text("#status"))
+            check_leave_and_back(alice)
+            check_draw_offers(alice, bob)
+            check_resign(server, alice, bob)
 
             # A short game, made through the API for Alice (her cookie), played by clicks.
             player = next(c["value"] for c in ctx_a.cookies() if c["name"] == "dama_player")

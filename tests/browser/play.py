@@ -310,6 +310,16 @@ def main():
             # A button at the end opens the game's review.
             review = page.get_attribute("#end-review", "href")
             check(review == f"/review/{game['id']}", f"the review button leads to {review!r}")
+            # New game from the end: the finished game stays (the page deletes no finished
+            # game), so its review link still works.
+            page.click("#end-new")
+            page.wait_for_function(f"document.body.dataset.gameId !== '{game['id']}'")
+            status, _ = server.api(f"/api/games/{game['id']}/pdn")
+            check(status == 200, f"the review's game after New game: {status}")
+            page.goto(server.url.rstrip("/") + review + "?depth=2")
+            page.wait_for_function("document.body.dataset.reviewed === '1'", timeout=60000)
+            page.go_back()
+            page.wait_for_selector("#pieces .piece")
             # The player's record (the cookie's) counts the game, shown in the panel.
             page.wait_for_selector('#record-total[data-games="1"]', state="attached")
             recorded = page.get_attribute("#record-total", "data-score")
