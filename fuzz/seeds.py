@@ -157,6 +157,53 @@ def rules_seeds():
         put("rules", bytes([k % 6, 0, k & 1]) + board + bytes([24]) + tail)
 
 
+def setup_seeds():
+    # turn byte, then one byte a square 1..32: 0..149 empty, 150.. white man, 180.. black
+    # man, 210.. white king, 233.. black king (fuzz_targets/setup.rs).
+    wm, bm, wk, bk = 160, 190, 220, 240
+    start = bytes([bm] * 12 + [0] * 8 + [wm] * 12)
+    put("setup", bytes([0]) + start)
+    put("setup", bytes([1]))  # no pieces at all
+    put("setup", bytes([0, wm] + [0] * 30 + [bm]))  # W:W1:B32, both crowned
+    put("setup", bytes([1]) + bytes([wk] * 13 + [bk] * 4))  # 13 white pieces
+    put("setup", bytes([0] + [0] * 17 + [wm] + [0] * 3 + [bm]))  # B:W18 style, men on 18, 22
+    rng = random.Random(31)
+    for _ in range(8):
+        put("setup", bytes([rng.randrange(2)]) + bytes(
+            rng.choice([0] * 6 + [wm, bm, wk, bk]) for _ in range(32)))
+
+
+# Command lines for fuzz_targets/cli_args.rs: arguments after `dama`, separated by NUL bytes.
+CLI_SEEDS = [
+    "moves", "moves --fen W:W21:B1 --format pdn", "moves --stdin", "perft --depth 5 --divide",
+    "perft --fen B:W18:B11 --depth 3 --variant russian", "analyze --depth 12 --multipv 3",
+    "analyze --time 0.25 --fen W:W22,29:B18,9", "analyze --pdn game.pdn --ply 20 --json",
+    "analyze --pdn game.pdn --annotate --depth 10 --margin 0.5", "analyze --level hard",
+    "analyze --time -1", "analyze --time 1e308", "analyze --nodes 100000 --threads 2",
+    "match level:strong level:normal --games 100 --concurrency 2",
+    "match nodes:20000/weights=my.weights nodes:20000 --games 400",
+    "match level:hard depth:8 --movetime 0.2 --pdn games.pdn",
+    "match level:easy level:novice --games 1000 --shard 3/10 --pdn part3.pdn",
+    "match depth:9999999999 level:novice", "match time:1e308 level:easy --egtb1 memory",
+    "match hub:dama-engine level:easy --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05",
+    "pdn check games.pdn", "pdn fens -", "pdn convert x.pdn --variant spanish",
+    "pdn stats a.pdn b.pdn --player dama --json --sprt elo0=0 elo1=5",
+    "egtb build --pieces 7 --allow-huge --threads 2", "egtb probe --fen W:WK18,22:BK29",
+    "egtb probe --stdin --dir /tmp", "egtb info --dir /nonexistent", "egtb verify --pieces 3",
+    "egtb convert --positions 10 --pieces 5 --classes kings --start lost --seed 3",
+    "board --png x.png --svg x.svg --highlight 22-18", "board --plain --fen B:W18:B11",
+    "bench --depth 3", "completions bash", "engine", "play --plain --level 1 --seed 7",
+    "serve --port 0 --memory --searchers 2", "serve --bind 0.0.0.0 --idle 0",
+    "tune gen --games 10", "tune fit x.samples --rate 4 --l2 1e-6", "book build --help",
+    "--log-level debug moves", "-vvv perft --depth 1", "--version", "help match",
+]
+
+
+def cli_args_seeds():
+    for line in CLI_SEEDS:
+        put("cli_args", "\0".join(line.split(" ")))
+
+
 def main():
     dama = sys.argv[1] if len(sys.argv) > 1 else None
     known = known_positions()
@@ -165,6 +212,8 @@ def main():
     pdn_seeds()
     movetext_seeds(known, dama)
     rules_seeds()
+    setup_seeds()
+    cli_args_seeds()
     for t in sorted(os.listdir(ROOT)):
         print(t, len(os.listdir(os.path.join(ROOT, t))))
 

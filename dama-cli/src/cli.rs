@@ -300,7 +300,13 @@ The JSON API (under /api) is described by GET /api and in the README.")]
   dama analyze --pdn game.pdn --annotate --depth 10 > annotated.pdn
   echo \"B:W18:B11\" | dama analyze --nodes 100000
 
-With no limit it thinks for one second (--annotate: depth 10 a position).")]
+With no limit it thinks for one second (--annotate: depth 10 a position).
+
+Scores: the progress lines, bestmove and --json give them for the side to move (+0.35: a
+third of a man up for the player to move; `win in 7`, `loss in 4`: plies to the end).
+--annotate writes each move's score from White's side instead, as PDN readers expect (+0.35:
+White is better), names the winner of a forced result (`black: win in 8`), and says so in an
+Annotator tag.")]
     Analyze {
         #[command(flatten)]
         position: PositionArgs,
@@ -325,7 +331,8 @@ With no limit it thinks for one second (--annotate: depth 10 a position).")]
         /// JSON Lines: `{"type": "info"|"bestmove", "data": {...}}`.
         #[arg(long)]
         json: bool,
-        /// Write the PDN game back with each move's score and the engine's better move.
+        /// Write the PDN game back with each move's score (from White's side) and the
+        /// engine's better move.
         #[arg(long, requires = "pdn", conflicts_with_all = ["json", "ply"])]
         annotate: bool,
         /// With --annotate: name a better move when the move played loses more than this

@@ -218,19 +218,34 @@ fn go(line: &Line) -> Result<GoMode, Error> {
     }
 }
 
-fn number<T: std::str::FromStr + PartialOrd + From<u8>>(
+/// A whole number of `level`, 1 or more; one too large for `T` is refused as too large, with
+/// the largest taken.
+fn number<T: std::str::FromStr + PartialOrd + From<u8> + TryFrom<u128>>(
     text: &str,
     name: &str,
 ) -> Result<T, Error> {
-    text.parse::<T>()
-        .ok()
-        .filter(|n| *n >= T::from(1))
-        .ok_or_else(|| Error::BadValue {
-            command: "level",
-            argument: name.into(),
-            value: excerpt(text),
-            expected: "a whole number, 1 or more".into(),
-        })
+    let bad = |expected: String| Error::BadValue {
+        command: "level",
+        argument: name.into(),
+        value: excerpt(text),
+        expected,
+    };
+    let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    match text.parse::<T>() {
+        Ok(n) if n >= T::from(1) => Ok(n),
+        Err(_) if digits && !text.trim_start_matches('0').is_empty() => {
+            // The largest `T` (an unsigned type, so some 2^k - 1).
+            let max = (1..=u128::BITS)
+                .rev()
+                .map(|k| u128::MAX >> (u128::BITS - k))
+                .find(|&m| T::try_from(m).is_ok())
+                .unwrap_or(0);
+            Err(bad(format!(
+                "a whole number, 1 or more: it is too large, at most {max}"
+            )))
+        }
+        _ => Err(bad("a whole number, 1 or more".into())),
+    }
 }
 
 fn seconds(text: &str, name: &str) -> Result<f64, Error> {
@@ -284,6 +299,20 @@ mod tests {
         assert_eq!(parse("go"), Command::Go(GoMode::Think));
         assert_eq!(parse("go ponder"), Command::Go(GoMode::Ponder));
         assert_eq!(parse("go analyze"), Command::Go(GoMode::Analyze));
+    }
+
+    #[test]
+    fn a_level_number_too_large_is_called_too_large() {
+        let err = Command::parse("level depth=99999999999999999999").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("too large, at most 4294967295"), "{text}");
+        let err = Command::parse("level nodes=18446744073709551616").unwrap_err();
+        assert!(
+            err.to_string().contains("at most 18446744073709551615"),
+            "{err}"
+        );
+        let err = Command::parse("level depth=0").unwrap_err();
+        assert!(!err.to_string().contains("too large"), "{err}");
     }
 
     #[test]

@@ -23,6 +23,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// What `__reduce__` gives pickle: the function that rebuilds the value and its arguments,
+/// a FEN, a variant's name and the moves (Hub text).
+type Reduced<'py, M> = (Bound<'py, PyAny>, (String, &'static str, M));
+
 /// A move, with the position it is played from (for its PDN text and capture path).
 ///
 /// Moves come from a board (`Board.legal_moves`, `Board.parse_move`, `Board.push_text`,
@@ -135,6 +139,32 @@ impl Move {
         self.mv.hash(&mut h);
         h.finish()
     }
+
+    /// Pickling: the position the move is played from, the variant and the move's Hub text,
+    /// read back by `Move._restore`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py, String>> {
+        let restore = py.get_type::<Move>().getattr("_restore")?;
+        Ok((
+            restore,
+            (self.before.fen(), self.variant.name(), self.mv.to_string()),
+        ))
+    }
+
+    /// The move `text` (Hub) from the position `fen` under `variant`: what `__reduce__` gives
+    /// pickle. Raises the errors of `Board(fen, variant).parse_move(text)`.
+    #[classmethod]
+    fn _restore(
+        _cls: &Bound<'_, pyo3::types::PyType>,
+        py: Python<'_>,
+        fen: &str,
+        variant: &str,
+        text: &str,
+    ) -> PyResult<Move> {
+        let variant = crate::variant_of(variant)?;
+        let before = fen::parse(fen).py_err(py)?;
+        let mv = notation::parse_move_for(variant, &before, text).py_err(py)?;
+        Ok(Move::new(mv, before, variant))
+    }
 }
 
 /// A piece: its colour (`True` for White, as `dama.WHITE`) and whether it is a king.
@@ -185,6 +215,11 @@ impl Piece {
 
     fn __str__(&self) -> String {
         self.symbol()
+    }
+
+    /// Pickling: `Piece(color, king)`.
+    fn __getnewargs__(&self) -> (bool, bool) {
+        (self.color, self.king)
     }
 
     fn __repr__(&self) -> String {
@@ -259,7 +294,9 @@ impl Outcome {
 /// `Board()` is Italian from the start; `Board(fen, variant)` starts from a FEN
 /// (`"W:W21-32:B1-12"`) under any variant's rules. Two boards are equal when their
 /// positions (pieces and side to move) and variants are; the moves that led there and the
-/// counters do not count, so a board is a key for repetition tables.
+/// counters do not count. A board changes, so it is not hashable (as a list is not): the
+/// key of its position for a set or a dict (a repetition table) is `board.key()`.
+/// Boards pickle with their moves (multiprocessing, data loaders).
 #[pyclass(module = "dama", from_py_object)]
 #[derive(Clone)]
 pub struct Board {
@@ -273,6 +310,14 @@ impl Board {
 
     pub(crate) fn wrap(&self, m: dama_rules::Move) -> Move {
         Move::new(m, *self.game.position(), self.game.variant())
+    }
+
+    /// The moves `push` takes, sorted: none once the game is over (a draw rule included).
+    fn playable(&self) -> Vec<dama_rules::Move> {
+        if self.game.outcome().is_some() {
+            return Vec::new();
+        }
+        self.game.sorted_legal_moves().to_vec()
     }
 
     /// The position before each move played, in order.
@@ -316,16 +361,11 @@ impl Board {
     }
 
     /// The legal moves, sorted by start, end and captured squares (as `dama moves` prints
-    /// them). Draw rules do not empty it: see `is_game_over()`.
+    /// them); empty when the game is over (`is_game_over()`), by a draw rule too, when
+    /// `push` would raise `GameOverError`.
     #[getter]
     fn legal_moves(&self) -> Vec<Move> {
-        let pos = *self.game.position();
-        let variant = self.game.variant();
-        self.game
-            .sorted_legal_moves()
-            .iter()
-            .map(|&m| Move::new(m, pos, variant))
-            .collect()
+        self.playable().iter().map(|&m| self.wrap(m)).collect()
     }
 
     /// The moves played since the start, in order.
@@ -351,9 +391,9 @@ impl Board {
         self.game.quiet_plies()
     }
 
-    /// Whether `move` is legal here.
+    /// Whether `move` is legal here (`False` once the game is over: `push` would raise).
     fn is_legal(&self, r#move: PyRef<'_, Move>) -> bool {
-        self.game.legal_moves().contains(&r#move.mv)
+        self.playable().contains(&r#move.mv)
     }
 
     /// Plays a legal move. Raises `IllegalMoveError` (with the reason) when it is not legal
@@ -438,9 +478,10 @@ impl Board {
     }
 
     /// The piece on `square` (1..32), or `None`; `ValueError` for a square out of range.
-    fn piece_at(&self, square: u8) -> PyResult<Option<Piece>> {
-        let sq = Square::new(square).ok_or_else(|| {
-            PyValueError::new_err(format!("square {square} is out of range: expected 1..=32"))
+    fn piece_at(&self, square: &Bound<'_, PyAny>) -> PyResult<Option<Piece>> {
+        let n: u8 = crate::int_arg(square, "square", 1, 32)?;
+        let sq = Square::new(n).ok_or_else(|| {
+            PyValueError::new_err(format!("square {n} is out of range: expected 1..=32"))
         })?;
         Ok(self.position().piece_at(sq).map(Piece::of))
     }
@@ -497,8 +538,39 @@ impl Board {
         self.position() == other.position() && self.game.variant() == other.game.variant()
     }
 
-    fn __hash__(&self) -> u64 {
-        self.position().hash() ^ self.game.variant().game_type() as u64
+    /// A hashable key of the position (pieces and side to move) and the variant, equal for
+    /// equal boards: `(fen, variant)`, for sets and dicts of positions (the board itself is
+    /// mutable and not hashable).
+    fn key(&self) -> (String, &'static str) {
+        (self.position().fen(), self.game.variant().name())
+    }
+
+    /// Pickling: `Board._restore(start_fen, variant, moves)` plays the moves again, so the
+    /// copy has the same moves to pop and the same draw counters.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py, Vec<String>>> {
+        let restore = py.get_type::<Board>().getattr("_restore")?;
+        let moves = self.game.moves().iter().map(|m| m.to_string()).collect();
+        Ok((
+            restore,
+            (self.game.start().fen(), self.game.variant().name(), moves),
+        ))
+    }
+
+    /// The board from `fen` under `variant` after `moves` (Hub text): what `__reduce__` gives
+    /// pickle. Raises the errors of `Board(fen, variant)` and `push_text`.
+    #[classmethod]
+    fn _restore(
+        _cls: &Bound<'_, pyo3::types::PyType>,
+        py: Python<'_>,
+        fen: &str,
+        variant: &str,
+        moves: Vec<String>,
+    ) -> PyResult<Board> {
+        let mut board = Board::py_new(py, Some(fen), variant)?;
+        for m in &moves {
+            board.game.play_text(m).py_err(py)?;
+        }
+        Ok(board)
     }
 
     /// The position as NumPy planes, shape `(5, 8, 8)`, `float32`; see the module's
@@ -513,27 +585,34 @@ impl Board {
     #[pyo3(signature = (relative=false))]
     fn legal_move_mask<'py>(&self, py: Python<'py>, relative: bool) -> PyResult<Bound<'py, PyAny>> {
         let flip = relative && self.position().turn() == Color::Black;
-        crate::planes::mask(py, self.game.legal_moves(), flip)
+        crate::planes::mask(py, &self.playable(), flip)
     }
 
-    /// The legal moves whose index (see `Move.index`) is `index`: usually one, none for an
-    /// index no legal move has, several in the rare case of one start and end square with
-    /// different captures.
+    /// The legal moves whose index (see `Move.index`) is `index`, 0..1024: usually one, none
+    /// for an index no legal move has (or a finished game), several in the rare case of one
+    /// start and end square with different captures. `ValueError` for an index out of range.
     #[pyo3(signature = (index, relative=false))]
-    fn moves_at_index(&self, index: usize, relative: bool) -> Vec<Move> {
+    fn moves_at_index(&self, index: &Bound<'_, PyAny>, relative: bool) -> PyResult<Vec<Move>> {
+        let hi = crate::planes::MOVE_INDEX_SIZE as i128 - 1;
+        let index: usize = crate::int_arg(index, "index", 0, hi)?;
         let flip = relative && self.position().turn() == Color::Black;
-        let mut list = self.game.sorted_legal_moves();
+        let mut list = self.playable();
         list.retain(|m| crate::planes::move_index(*m, flip) == index);
-        list.iter().map(|&m| self.wrap(m)).collect()
+        Ok(list.iter().map(|&m| self.wrap(m)).collect())
     }
 }
 
-/// Leaves of the legal-move tree of `depth` plies from `board`'s position (the last ply bulk
-/// counted; draw rules do not stop the count). The count runs in Rust with the GIL released.
+/// The deepest `perft`, as `dama perft --depth`: the start position's depth 20 takes days.
+const MAX_PERFT_DEPTH: i128 = 20;
+
+/// Leaves of the legal-move tree of `depth` plies (0..=20) from `board`'s position (the last
+/// ply bulk counted; draw rules do not stop the count). The count runs in Rust with the GIL
+/// released. `ValueError` for a depth out of range.
 #[pyfunction]
-fn perft(py: Python<'_>, board: PyRef<'_, Board>, depth: u32) -> u64 {
+fn perft(py: Python<'_>, board: PyRef<'_, Board>, depth: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let depth: u32 = crate::int_arg(depth, "depth", 0, MAX_PERFT_DEPTH)?;
     let pos = *board.position();
     let variant = board.game.variant();
     drop(board);
-    py.detach(move || with_rules!(variant, R => dama_rules::perft::perft::<R>(&pos, depth)))
+    Ok(py.detach(move || with_rules!(variant, R => dama_rules::perft::perft::<R>(&pos, depth))))
 }

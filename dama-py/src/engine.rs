@@ -175,28 +175,63 @@ fn result_of(game: &Game, r: &RustResult) -> SearchResult {
     }
 }
 
-/// The limits of keyword arguments; at least one unless `infinite`.
+/// The most search threads, as `dama analyze --threads`.
+const MAX_THREADS: i128 = 256;
+/// The largest table that can be asked for, in MiB (its bytes fit a `usize`); one the
+/// machine cannot give is a `MemoryError`.
+const MAX_HASH_MB: i128 = (usize::MAX >> 20) as i128;
+
+/// An optional int argument in `lo..=hi` (see `crate::int_arg`).
+fn opt_int<T: TryFrom<i128>>(
+    value: Option<&Bound<'_, PyAny>>,
+    name: &str,
+    lo: i128,
+    hi: i128,
+) -> PyResult<Option<T>> {
+    value.map(|v| crate::int_arg(v, name, lo, hi)).transpose()
+}
+
+/// Seconds of `movetime=`: a number above 0 and at most a year, else a `ValueError` quoting
+/// it (an int too large for a float included); not a number: PyO3's `TypeError`.
+fn seconds(value: &Bound<'_, PyAny>) -> PyResult<Duration> {
+    let max = Limits::MAX_TIME.as_secs();
+    let bad = || {
+        let shown = value.repr().map_or_else(|_| "?".into(), |r| r.to_string());
+        let shown: String = shown.chars().take(40).collect();
+        PyValueError::new_err(format!(
+            "movetime={shown} is not a time: expected seconds above 0, at most {max} (a year)"
+        ))
+    };
+    let secs = match value.extract::<f64>() {
+        Ok(s) => s,
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyOverflowError>(value.py()) => {
+            return Err(bad())
+        }
+        Err(e) => return Err(e),
+    };
+    if !(secs.is_finite() && secs > 0.0 && secs <= max as f64) {
+        return Err(bad());
+    }
+    // Finite, above 0 and at most a year: the conversion cannot fail.
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// The limits of keyword arguments (`depth` 1..=120 plies, `movetime` seconds above 0,
+/// `nodes` 1 or more); at least one unless `infinite`.
 fn limits(
-    depth: Option<u32>,
-    movetime: Option<f64>,
-    nodes: Option<u64>,
+    depth: Option<&Bound<'_, PyAny>>,
+    movetime: Option<&Bound<'_, PyAny>>,
+    nodes: Option<&Bound<'_, PyAny>>,
     infinite: bool,
 ) -> PyResult<Limits> {
+    let max_depth = i128::from(Limits::MAX_DEPTH);
     let mut l = Limits {
-        depth,
-        nodes,
+        depth: opt_int(depth, "depth", 1, max_depth)?,
+        nodes: opt_int(nodes, "nodes", 1, i128::from(u64::MAX))?,
         ..Limits::default()
     };
-    if let Some(secs) = movetime {
-        let max = Limits::MAX_TIME.as_secs();
-        if !(secs.is_finite() && (0.0..=max as f64).contains(&secs)) {
-            return Err(PyValueError::new_err(format!(
-                "movetime {secs:?} is not a time: expected seconds, a number from 0 to {max} \
-                 (a year)"
-            )));
-        }
-        // Finite and from 0 to a year: the conversion cannot fail.
-        l = l.with_time(Duration::from_secs_f64(secs));
+    if let Some(value) = movetime {
+        l = l.with_time(seconds(value)?);
     }
     if l.is_infinite() && !infinite {
         return Err(PyValueError::new_err(
@@ -238,14 +273,21 @@ impl Engine {
 
 #[pymethods]
 impl Engine {
-    /// An engine with `threads` search threads (Lazy SMP) and a `hash_mb` MiB table.
-    /// `MemoryError` when the table cannot be had.
+    /// An engine with `threads` search threads (1..=256, Lazy SMP) and a `hash_mb` MiB
+    /// table (1 or more). `ValueError` for a number out of range, `MemoryError` when the
+    /// table cannot be had.
     #[new]
-    #[pyo3(signature = (threads=1, hash_mb=64))]
-    fn py_new(threads: usize, hash_mb: usize) -> PyResult<Engine> {
+    /// `None` is the default: 1 thread, 64 MiB.
+    #[pyo3(signature = (threads=None, hash_mb=None))]
+    fn py_new(
+        threads: Option<&Bound<'_, PyAny>>,
+        hash_mb: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Engine> {
+        let threads: usize = opt_int(threads, "threads", 1, MAX_THREADS)?.unwrap_or(1);
+        let hash_mb: usize = opt_int(hash_mb, "hash_mb", 1, MAX_HASH_MB)?.unwrap_or(64);
         let mut engine = dama_search::Engine::with_hash(1);
         engine
-            .try_set_hash(hash_mb.max(1))
+            .try_set_hash(hash_mb)
             .map_err(|e| PyMemoryError::new_err(e.to_string()))?;
         engine.set_threads(threads);
         Ok(Engine {
@@ -255,16 +297,17 @@ impl Engine {
     }
 
     /// Searches `board` for the best move within the limits given (any of `depth` plies,
-    /// `movetime` seconds, `nodes`; the first reached ends the search), or until `stop()`
-    /// with `infinite=True`.
+    /// 1..=120, `movetime` seconds above 0, `nodes` 1 or more; the first reached ends the
+    /// search), or until `stop()` with `infinite=True`. `ValueError` for a limit out of
+    /// range, or none given.
     #[pyo3(signature = (board, *, depth=None, movetime=None, nodes=None, infinite=false))]
     fn search(
         &self,
         py: Python<'_>,
         board: PyRef<'_, Board>,
-        depth: Option<u32>,
-        movetime: Option<f64>,
-        nodes: Option<u64>,
+        depth: Option<&Bound<'_, PyAny>>,
+        movetime: Option<&Bound<'_, PyAny>>,
+        nodes: Option<&Bound<'_, PyAny>>,
         infinite: bool,
     ) -> PyResult<SearchResult> {
         let limits = limits(depth, movetime, nodes, infinite)?;
@@ -277,25 +320,26 @@ impl Engine {
         Ok(result_of(&game, &r))
     }
 
-    /// The `multipv` best moves of `board`, best first, each scored exactly, within the
-    /// limits given (as `search`).
-    #[pyo3(signature = (board, multipv=3, *, depth=None, movetime=None, nodes=None, infinite=false))]
+    /// The `multipv` best moves of `board` (1 or more), best first, each scored exactly,
+    /// within the limits given (as `search`); `None` is the default, 3.
+    #[pyo3(signature = (board, multipv=None, *, depth=None, movetime=None, nodes=None, infinite=false))]
     #[allow(clippy::too_many_arguments)]
     fn analyse(
         &self,
         py: Python<'_>,
         board: PyRef<'_, Board>,
-        multipv: usize,
-        depth: Option<u32>,
-        movetime: Option<f64>,
-        nodes: Option<u64>,
+        multipv: Option<&Bound<'_, PyAny>>,
+        depth: Option<&Bound<'_, PyAny>>,
+        movetime: Option<&Bound<'_, PyAny>>,
+        nodes: Option<&Bound<'_, PyAny>>,
         infinite: bool,
     ) -> PyResult<Vec<Line>> {
+        let multipv: usize = opt_int(multipv, "multipv", 1, i128::from(u32::MAX))?.unwrap_or(3);
         let limits = limits(depth, movetime, nodes, infinite)?;
         let game = board.game.clone();
         drop(board);
         let r = self.run(py, |e, s| {
-            e.set_multipv(multipv.max(1));
+            e.set_multipv(multipv);
             let r = e.search_with(&game, &limits, s, &mut |_| {});
             e.set_multipv(1);
             r
@@ -307,15 +351,15 @@ impl Engine {
     /// `"hard"` (or 1..5). The weaker levels choose among almost-best moves with a generator
     /// seeded by `seed` (the same seed, the same choice; a random one when `None`). `movetime`
     /// (seconds) caps the level's budget; Hard thinks 1 s when not given one. Returns `None`
-    /// when the game is over.
+    /// when the game is over. `seed` is 0..2**64; `ValueError` for a value out of range.
     #[pyo3(signature = (board, level="normal", *, seed=None, movetime=None))]
     fn play(
         &self,
         py: Python<'_>,
         board: PyRef<'_, Board>,
         level: &str,
-        seed: Option<u64>,
-        movetime: Option<f64>,
+        seed: Option<&Bound<'_, PyAny>>,
+        movetime: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<Move>> {
         let level: Level = level
             .parse()
@@ -324,7 +368,7 @@ impl Engine {
         if movetime.is_some() {
             limits = self::limits(None, movetime, None, false)?;
         }
-        let seed = seed.unwrap_or_else(random_seed);
+        let seed = opt_int(seed, "seed", 0, i128::from(u64::MAX))?.unwrap_or_else(random_seed);
         let game = board.game.clone();
         drop(board);
         if game.outcome().is_some() {

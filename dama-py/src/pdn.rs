@@ -13,6 +13,22 @@ use dama_rules::{Game, Variant};
 use crate::board::{Board, Move};
 use crate::errors::IntoPy;
 
+/// `EISDIR`, the error number of a directory opened as a file (the same on Linux, macOS and
+/// the BSDs).
+const EISDIR: i32 = 21;
+
+/// The Python exception of a PDN file that cannot be opened: `OSError(errno, message,
+/// path)`, which Python turns into its subclass (`FileNotFoundError`, `PermissionError`,
+/// `IsADirectoryError`), with `filename` set.
+fn open_error(path: &std::path::Path, e: &std::io::Error) -> PyErr {
+    let message = format!("cannot open the PDN file: {e}");
+    let name = path.display().to_string();
+    match e.raw_os_error() {
+        Some(errno) => PyOSError::new_err((errno, message, name)),
+        None => PyOSError::new_err(format!("{name}: {message}")),
+    }
+}
+
 /// Adds the classes of this file to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PdnGame>()?;
@@ -200,9 +216,12 @@ impl PdnReader {
         let variant: Variant = crate::variant_of(variant)?;
         let input: Input = match (path, data) {
             (Some(path), None) => {
-                let file = File::open(&path).map_err(|e| {
-                    PyOSError::new_err(format!("cannot open {}: {e}", path.display()))
-                })?;
+                let file = File::open(&path)
+                    .and_then(|f| match f.metadata() {
+                        Ok(m) if m.is_dir() => Err(std::io::Error::from_raw_os_error(EISDIR)),
+                        _ => Ok(f),
+                    })
+                    .map_err(|e| open_error(&path, &e))?;
                 Box::new(BufReader::new(file))
             }
             (None, Some(data)) => Box::new(Cursor::new(data)),

@@ -23,7 +23,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyByteArray;
 
-use dama_rules::{Color, Move, MoveList, Position, Role, Square};
+use dama_rules::{Color, Move, Position, Role, Square};
 
 /// Entries of the move encoding: 32 start squares × 32 end squares.
 pub(crate) const MOVE_INDEX_SIZE: usize = 32 * 32;
@@ -43,7 +43,14 @@ fn array<'py>(
     dtype: &str,
     shape: &[usize],
 ) -> PyResult<Bound<'py, PyAny>> {
-    let numpy = py.import("numpy")?;
+    let numpy = py.import("numpy").map_err(|e| {
+        let err = pyo3::exceptions::PyModuleNotFoundError::new_err(
+            "Board.to_planes() and Board.legal_move_mask() return NumPy arrays and need NumPy: \
+             pip install numpy (or pip install 'dama[numpy]')",
+        );
+        err.set_cause(py, Some(e));
+        err
+    })?;
     let bytes = PyByteArray::new(py, data);
     numpy
         .call_method1("frombuffer", (bytes, dtype))?
@@ -80,7 +87,7 @@ pub(crate) fn planes<'py>(
 /// The mask of `legal` in the move encoding.
 pub(crate) fn mask<'py>(
     py: Python<'py>,
-    legal: &MoveList,
+    legal: &[Move],
     flip: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let mut data = vec![0u8; MOVE_INDEX_SIZE];

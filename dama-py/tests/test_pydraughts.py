@@ -52,6 +52,9 @@ def play(rng, stats):
     py_board = PyBoard(variant="italian")
     board = dama.Board()
     for _ in range(MAX_PLIES):
+        # A game a draw rule ended has no legal move for dama; pydraughts plays on.
+        if board.is_game_over():
+            break
         ours, theirs = dama_moves(board), py_moves(py_board)
         stats["positions"] += 1
         if ours.keys() != theirs.keys():

@@ -222,8 +222,28 @@ fn best_text(r: &SearchResult) -> String {
     }
 }
 
-/// Writes the PDN game back with each move's score (White's point of view, in men) and the
-/// engine's better move where the move played loses more than `margin` men.
+/// The tag `--annotate` adds, saying how to read its comments.
+pub const ANNOTATOR: &str = "dama analyze --annotate: scores in men from White's side, \
+    a forced win named by its winner";
+
+/// A score for `mover` written from White's side, as `--annotate` writes it: `+0.35` (in
+/// men, above 0 good for White), or the winner named where a forced result is known
+/// (`black: win in 8`, `white: table win, 12 to conversion`): never `loss in 8`, which a
+/// reader could take for either side's.
+pub fn white_side(score: Score, mover: Color) -> String {
+    let white = if mover == Color::White { score } else { -score };
+    if white.is_win() || white.is_table_win() {
+        format!("white: {white}")
+    } else if white.is_loss() || white.is_table_loss() {
+        format!("black: {}", -white)
+    } else {
+        white.to_string()
+    }
+}
+
+/// Writes the PDN game back with each move's score (from White's side, see [`white_side`];
+/// the tag `Annotator` says so) and the engine's better move where the move played loses
+/// more than `margin` men.
 pub fn annotate(
     record: &pdn::PdnGame,
     budget: Budget,
@@ -250,23 +270,59 @@ pub fn annotate(
     let mut pos_turn = record.start.turn();
     for (i, &m) in record.moves.iter().enumerate() {
         let after = best.get(i + 1).map_or(end, |&(_, s)| s);
-        // The played move's score for its mover is minus the next position's best.
-        let played = -after;
-        let white = |s: Score| if pos_turn == Color::White { s } else { -s };
-        let mut text = format!("{}", white(played));
+        // The played move's score for its mover is minus the next position's best, a
+        // forced result one ply further off (its move is part of the road).
+        let played = match after.plies_to_end() {
+            Some(n) if after.is_win() => Score::loss_in(n + 1),
+            Some(n) => Score::win_in(n + 1),
+            None => -after,
+        };
+        let mut text = white_side(played, pos_turn);
         if let (Some(b), s) = best[i] {
             if b != m && f64::from(s.0 - played.0) / 100.0 > margin {
-                text.push_str(&format!("; better {b} ({})", white(s)));
+                text.push_str(&format!("; better {b} ({})", white_side(s, pos_turn)));
             }
         }
         out.comments.push(Comment { ply: i + 1, text });
         pos_turn = !pos_turn;
     }
     out.comments.sort_by_key(|c| c.ply);
+    out.tags.retain(|(name, _)| name != "Annotator");
+    out.tags
+        .push(("Annotator".to_string(), ANNOTATOR.to_string()));
     let text = pdn::write(&out)?;
     io::stdout()
         .lock()
         .write_all(text.as_bytes())
         .map_err(CliError::Output)?;
     Ok(Status::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotations_are_from_whites_side_and_name_the_winner() {
+        assert_eq!(white_side(Score(35), Color::White), "+0.35");
+        assert_eq!(white_side(Score(35), Color::Black), "-0.35");
+        // Black to move and winning: Black's win, not White's "loss in 8".
+        assert_eq!(
+            white_side(Score::win_in(8), Color::Black),
+            "black: win in 8"
+        );
+        assert_eq!(
+            white_side(Score::loss_in(8), Color::Black),
+            "white: win in 8"
+        );
+        assert_eq!(
+            white_side(Score::win_in(3), Color::White),
+            "white: win in 3"
+        );
+        assert_eq!(
+            white_side(Score::loss_in(4), Color::White),
+            "black: win in 4"
+        );
+        assert_eq!(white_side(Score::DRAW, Color::Black), "+0.00");
+    }
 }

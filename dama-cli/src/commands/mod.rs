@@ -167,7 +167,6 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             eval_file,
         } => bench::run(depth, knobs.as_deref(), eval_file.as_deref()),
         Command::Completions { shell } => {
-            use clap::CommandFactory;
             use clap_complete::Shell;
             let shell = match shell {
                 ShellArg::Bash => Shell::Bash,
@@ -176,7 +175,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
                 ShellArg::Elvish => Shell::Elvish,
                 ShellArg::Powershell => Shell::PowerShell,
             };
-            let mut cmd = crate::cli::Cli::command();
+            let mut cmd = crate::command();
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut cmd, "dama", &mut script);
             std::io::Write::write_all(&mut std::io::stdout(), &script).map_err(CliError::Output)?;
@@ -259,6 +258,33 @@ pub fn run(command: Command) -> Result<Status, CliError> {
                 variant,
             })
         }
+    }
+}
+
+/// The checks of `command`'s arguments that clap cannot make and that need no file, terminal
+/// or search: match players (a player that reads a `weights=` file is read only when run)
+/// and `--sprt`. For `dama_cli::check_args`.
+pub fn check(command: &Command) -> Result<(), CliError> {
+    match command {
+        Command::Match {
+            player1,
+            player2,
+            sprt: test,
+            ..
+        } => {
+            for spec in [player1, player2] {
+                if !spec.contains("weights=") {
+                    spec.parse::<matches::PlayerSpec>()
+                        .map_err(CliError::Usage)?;
+                }
+            }
+            sprt::parse(test).map(drop)
+        }
+        Command::Pdn {
+            action: PdnAction::Stats { sprt: test, .. },
+            ..
+        } => sprt::parse(test).map(drop),
+        _ => Ok(()),
     }
 }
 

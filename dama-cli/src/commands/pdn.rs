@@ -16,7 +16,8 @@ use crate::exit::Status;
 ///
 /// Bad games are reported and the others processed: `check` prints one line per bad game on
 /// stdout, `fens` and `convert` print them on stderr (stdout carries the positions or the
-/// PDN). Status 1 when a game is bad, 2 when the file cannot be read.
+/// PDN). Status 1 when a game is bad, 2 when the file cannot be read or holds no game at all
+/// (an empty file, or text without a move: nothing was checked).
 pub fn run(variant: Variant, action: PdnAction) -> Result<Status, CliError> {
     let (path, each): (&Path, Each) = match &action {
         PdnAction::Check { file } => (file, |_, _, _| Ok(())),
@@ -50,19 +51,27 @@ pub fn run(variant: Variant, action: PdnAction) -> Result<Status, CliError> {
             eprintln!("dama: {}: {err}", path.display());
             Ok(Status::BadInput)
         }
-        Ok(Ok(status)) => Ok(status),
+        Ok(Ok(None)) => {
+            eprintln!(
+                "dama: {}: no games in it: expected PDN games (tags like [White \"...\"], moves \
+                 like 1. 22-18 11-15)",
+                path.display()
+            );
+            Ok(Status::BadInput)
+        }
+        Ok(Ok(Some(status))) => Ok(status),
         Err(err) => Err(CliError::Output(err)),
     }
 }
 
 /// Runs `each` on every good game and reports the bad ones; the read error that ended the
-/// input early, if any.
+/// input early, if any; `None` when there was no game at all.
 fn each_game(
     games: Reader<Box<dyn BufRead>>,
     out: &mut Out,
     each: Each,
     check: bool,
-) -> io::Result<Result<Status, Error>> {
+) -> io::Result<Result<Option<Status>, Error>> {
     let (mut count, mut bad) = (0usize, 0usize);
     for (i, game) in games.enumerate() {
         count += 1;
@@ -81,14 +90,17 @@ fn each_game(
         }
     }
     out.progress.finish();
+    if count == 0 {
+        return Ok(Ok(None));
+    }
     if check {
         writeln!(out.out, "{count} games, {bad} bad")?;
     }
-    Ok(Ok(if bad > 0 {
+    Ok(Ok(Some(if bad > 0 {
         Status::Negative
     } else {
         Status::Ok
-    }))
+    })))
 }
 
 /// What is done with each good game: its number in the file and the game.

@@ -607,3 +607,72 @@ fn tune_train_writes_a_net_that_bench_loads_and_a_corrupt_one_is_refused() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("checksum"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn logs_into_a_file_or_pipe_have_no_colour_codes() {
+    // stderr is a pipe here, as a log file or a CI log is: plain text, with or without
+    // NO_COLOR (colour needs a terminal).
+    let o = dama(
+        &["--log-level", "debug", "play", "--plain", "--seed", "3"],
+        Some(""),
+    );
+    let err = stderr(&o);
+    assert!(
+        err.contains("computer seed"),
+        "the log line is there: {err}"
+    );
+    assert!(!err.contains('\u{1b}'), "an ESC byte in the log: {err:?}");
+}
+
+#[test]
+fn a_pdn_file_with_no_game_is_an_error_not_a_count_of_zero() {
+    let dir = std::env::temp_dir().join(format!("dama-cli-{}-nogames", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.pdn");
+    std::fs::write(&empty, "").unwrap();
+    let blank = dir.join("blank.pdn");
+    std::fs::write(&blank, "\n  \n\n").unwrap();
+    for file in [&empty, &blank] {
+        let f = file.to_str().unwrap();
+        for action in ["check", "fens", "convert", "stats"] {
+            let o = dama(&["pdn", action, f], None);
+            assert_eq!(o.status.code(), Some(2), "pdn {action} {f}: {}", stderr(&o));
+            assert!(
+                !stdout(&o).contains("0 games"),
+                "pdn {action}: {}",
+                stdout(&o)
+            );
+            assert!(!stdout(&o).contains("0.0%"), "pdn {action}: {}", stdout(&o));
+            let err = stderr(&o);
+            assert!(
+                err.starts_with("dama: ") && err.contains(f),
+                "pdn {action}: {err}"
+            );
+            assert!(err.contains("no games"), "pdn {action}: {err}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn annotations_are_from_whites_side_and_say_so() {
+    // Black to move wins at once (18x25 leaves White nothing): the comment after Black's
+    // move names Black, not White's "loss", and counts Black's move.
+    let pdn = "[FEN \"B:W21:B18\"]\n\n1... 18x25 0-1\n";
+    let o = dama(
+        &["analyze", "--pdn", "-", "--annotate", "--depth", "3"],
+        Some(pdn),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("[Annotator \"dama analyze --annotate: scores in men from White's side"),
+        "{out}"
+    );
+    assert!(!out.contains("loss in"), "{out}");
+    assert!(out.contains("18x25 {black: win in 1}"), "{out}");
+    let o = dama(&["analyze", "--help"], None);
+    let help = stdout(&o);
+    assert!(help.contains("for the side to move"), "{help}");
+    assert!(help.contains("from White's side"), "{help}");
+}

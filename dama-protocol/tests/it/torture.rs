@@ -518,8 +518,11 @@ impl<T: Transport> Torture<T> {
     }
 
     fn level_line(&mut self) -> String {
-        match self.rng.random_range(0..6) {
+        match self.rng.random_range(0..8) {
             0 => format!("level depth={}", self.rng.random_range(1..9)),
+            // Times beyond a year are a year (issue 31): a search that only `stop` ends.
+            6 => "level move-time=1e308".into(),
+            7 => "level time=1e308 inc=1e308".into(),
             1 => format!("level nodes={}", self.rng.random_range(100..50_000)),
             2 => format!("level move-time={:.3}", self.rng.random_range(0.001..0.03)),
             3 => format!(
@@ -580,6 +583,29 @@ impl<T: Transport> Torture<T> {
             "set-param name=hash value=0",
             "set-param name=threads value=65",
             "set-param name=variant value=klingon",
+            // Extreme values (issue 31): each refused with one error, none a panic.
+            "level depth=99999999999999999999",
+            "level nodes=18446744073709551616",
+            "level depth=-1",
+            "level move-time=NaN",
+            "level move-time=inf",
+            "level move-time=-1e308",
+            "level time=NaN inc=0",
+            "level time=1 inc=-inf",
+            "level time=1 inc=NaN",
+            "level moves=0 time=1",
+            "level moves=99999999999999999999 time=1",
+            "set-param name=hash value=99999999999999999999",
+            "set-param name=hash value=-1",
+            "set-param name=threads value=NaN",
+            "set-param name=multipv value=0",
+            "set-param name=seed value=18446744073709551616",
+            "set-param name=contempt value=1e9",
+            "set-param name=book-margin value=-0.5",
+            "pos pos=W",
+            "pos pos=Weeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
+            "pos pos=Wbbbbbbbbbbbbbeeeeeeewwwwwwwwwwww",
+            "pos pos=Wwbbbbbbbbbbbeeeeeeeewwwwwwwwwwww",
             "set-param name=multipv",
             "set-param name=\"unterminated",
             "=value",

@@ -42,6 +42,9 @@ from ._dama import (
     probe_endgame,
 )
 
+__version__ = _dama.__version__
+"""The version of dama (the Rust crates' and this package's)."""
+
 WHITE = True
 """White's colour (``board.turn``, ``piece.color``)."""
 BLACK = False
@@ -68,6 +71,7 @@ PLANES = _dama.PLANES
 from . import pdn  # noqa: E402  (needs the names above)
 
 __all__ = [
+    "__version__",
     "AmbiguousMoveError",
     "BLACK",
     "Board",

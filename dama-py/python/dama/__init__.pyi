@@ -24,6 +24,7 @@ from ._dama import (
     probe_endgame as probe_endgame,
 )
 
+__version__: str
 WHITE: bool
 BLACK: bool
 VARIANTS: Tuple[str, ...]

@@ -1,7 +1,7 @@
 """Type stubs of dama's compiled module (the Rust bindings); import from ``dama``."""
 
 from os import PathLike
-from typing import Iterator, List, Optional, Dict, Tuple, Union
+from typing import Any, ClassVar, Iterator, List, Optional, Dict, Tuple, Union
 
 import numpy
 
@@ -9,6 +9,7 @@ VARIANT_NAMES: List[str]
 LEVEL_NAMES: List[str]
 MOVE_INDEX_SIZE: int
 PLANES: int
+__version__: str
 
 class DamaError(ValueError):
     """Base class of dama's errors: input that dama cannot take."""
@@ -76,6 +77,10 @@ class Move:
     def __str__(self) -> str: ...
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
+    def __reduce__(self) -> Tuple[Any, Tuple[str, str, str]]: ...
+    @classmethod
+    def _restore(cls, fen: str, variant: str, text: str) -> "Move":
+        """The move ``text`` (Hub) from ``fen`` under ``variant`` (what pickle calls)."""
 
 class Piece:
     """A piece: colour (``True`` White) and whether it is a king."""
@@ -85,6 +90,7 @@ class Piece:
     def __init__(self, color: bool, king: bool = False) -> None: ...
     def symbol(self) -> str:
         """``w``/``b`` for a man, ``W``/``B`` for a king."""
+    def __getnewargs__(self) -> Tuple[bool, bool]: ...
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
@@ -102,8 +108,9 @@ class Outcome:
         """``"1-0"``, ``"0-1"`` or ``"1/2-1/2"``."""
 
 class Board:
-    """A game: the position, the moves from the start, the draw counters. Equal (and equally
-    hashed) when the positions and variants are."""
+    """A game: the position, the moves from the start, the draw counters. Equal when the
+    positions and variants are; mutable, so not hashable: ``key()`` is the position's key.
+    Pickles with its moves."""
 
     def __init__(self, fen: Optional[str] = None, variant: str = "italian") -> None: ...
     @property
@@ -114,7 +121,8 @@ class Board:
         """The side to move: ``dama.WHITE`` (True) or ``dama.BLACK`` (False)."""
     @property
     def legal_moves(self) -> List[Move]:
-        """The legal moves, sorted by start, end and captured squares."""
+        """The legal moves, sorted by start, end and captured squares; empty once the game
+        is over (a draw rule included)."""
     @property
     def move_stack(self) -> List[Move]:
         """The moves played from the start."""
@@ -125,7 +133,7 @@ class Board:
     def quiet_plies(self) -> int:
         """Plies since the last capture or man move."""
     def is_legal(self, move: Move) -> bool:
-        """Whether ``move`` is legal here."""
+        """Whether ``move`` is legal here (``False`` once the game is over)."""
     def push(self, move: Move) -> None:
         """Plays a legal move (``IllegalMoveError``, ``GameOverError`` otherwise)."""
     def push_text(self, text: str) -> Move:
@@ -164,12 +172,19 @@ class Board:
     def legal_move_mask(self, relative: bool = False) -> "numpy.ndarray":
         """``bool`` array of 1024: true at ``move.index(relative)`` of each legal move."""
     def moves_at_index(self, index: int, relative: bool = False) -> List[Move]:
-        """The legal moves with that index."""
+        """The legal moves with that index (0..1024, else ``ValueError``)."""
+    def key(self) -> Tuple[str, str]:
+        """A hashable key of the position and variant: ``(fen, variant)``."""
+    def __reduce__(self) -> Tuple[Any, Tuple[str, str, List[str]]]: ...
+    @classmethod
+    def _restore(cls, fen: str, variant: str, moves: List[str]) -> "Board":
+        """The board from ``fen`` after ``moves`` (Hub text; what pickle calls)."""
     def __eq__(self, other: object) -> bool: ...
-    def __hash__(self) -> int: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 def perft(board: Board, depth: int) -> int:
-    """Leaves of the legal-move tree of ``depth`` plies (GIL released)."""
+    """Leaves of the legal-move tree of ``depth`` plies, 0..=20 (``ValueError`` otherwise;
+    GIL released)."""
 
 def probe_endgame(board: Board) -> Optional[Tuple[str, Optional[int]]]:
     """The endgame tables' value for the side to move (``dama egtb build``'s files, else
@@ -222,7 +237,8 @@ class SearchResult:
 class Engine:
     """dama's search engine (GIL released while it thinks; ``stop()`` from any thread)."""
 
-    def __init__(self, threads: int = 1, hash_mb: int = 64) -> None: ...
+    def __init__(self, threads: Optional[int] = None, hash_mb: Optional[int] = None) -> None:
+        """``threads`` 1..=256 (default 1), ``hash_mb`` 1 or more (default 64)."""
     def search(
         self,
         board: Board,
@@ -236,7 +252,7 @@ class Engine:
     def analyse(
         self,
         board: Board,
-        multipv: int = 3,
+        multipv: Optional[int] = None,
         *,
         depth: Optional[int] = None,
         movetime: Optional[float] = None,

@@ -42,7 +42,9 @@ def read(
 
 
 def read_string(text: str, variant: str = "italian", skip_errors: bool = False) -> PdnReader:
-    """Games of PDN ``text`` (see ``read``)."""
+    """Games of PDN ``text`` (see ``read``); ``TypeError`` when it is not a ``str``."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected PDN text (a str), got {type(text).__name__}")
     return PdnReader(data=text.encode("utf-8"), variant=str(variant), skip_errors=skip_errors)
 
 
