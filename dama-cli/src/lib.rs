@@ -117,7 +117,9 @@ where
 fn command() -> clap::Command {
     use clap::CommandFactory;
     fn hyphens(arg: clap::Arg) -> clap::Arg {
-        let one = arg.get_num_args().is_none_or(|n| n.max_values() == 1);
+        let one = arg
+            .get_num_args()
+            .is_none_or(|n| n.min_values() == 1 && n.max_values() == 1);
         if !arg.is_positional() && arg.get_action().takes_values() && one {
             arg.allow_hyphen_values(true)
         } else {

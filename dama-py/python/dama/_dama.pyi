@@ -1,7 +1,7 @@
 """Type stubs of dama's compiled module (the Rust bindings); import from ``dama``."""
 
 from os import PathLike
-from typing import Any, ClassVar, Iterator, List, Optional, Dict, Tuple, Union
+from typing import Any, ClassVar, final, Iterator, List, Optional, Dict, Tuple, Union
 
 import numpy
 
@@ -45,6 +45,7 @@ class PdnError(DamaError):
     column: int
     """The column, from 1, in characters, where the offending item starts."""
 
+@final
 class Move:
     """A move, with the position it is played from. Equal moves have the same start, end
     and captured squares."""
@@ -82,18 +83,20 @@ class Move:
     def _restore(cls, fen: str, variant: str, text: str) -> "Move":
         """The move ``text`` (Hub) from ``fen`` under ``variant`` (what pickle calls)."""
 
+@final
 class Piece:
     """A piece: colour (``True`` White) and whether it is a king."""
 
     color: bool
     king: bool
-    def __init__(self, color: bool, king: bool = False) -> None: ...
+    def __new__(cls, color: bool, king: bool = False) -> "Piece": ...
     def symbol(self) -> str:
         """``w``/``b`` for a man, ``W``/``B`` for a king."""
     def __getnewargs__(self) -> Tuple[bool, bool]: ...
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class Outcome:
     """How a game ended."""
 
@@ -107,12 +110,13 @@ class Outcome:
     def result(self) -> str:
         """``"1-0"``, ``"0-1"`` or ``"1/2-1/2"``."""
 
+@final
 class Board:
     """A game: the position, the moves from the start, the draw counters. Equal when the
     positions and variants are; mutable, so not hashable: ``key()`` is the position's key.
     Pickles with its moves."""
 
-    def __init__(self, fen: Optional[str] = None, variant: str = "italian") -> None: ...
+    def __new__(cls, fen: Optional[str] = None, variant: str = "italian") -> "Board": ...
     @property
     def variant(self) -> str:
         """The variant's name."""
@@ -192,6 +196,7 @@ def probe_endgame(board: Board) -> Optional[Tuple[str, Optional[int]]]:
     ``("loss", plies)`` (plies to the next capture or man move), ``("draw", None)``, or
     ``None`` when not held."""
 
+@final
 class Score:
     """A score for the side to move."""
 
@@ -212,6 +217,7 @@ class Score:
     def __gt__(self, other: "Score") -> bool: ...
     def __ge__(self, other: "Score") -> bool: ...
 
+@final
 class Line:
     """An analysis line."""
 
@@ -221,6 +227,7 @@ class Line:
     depth: int
     nodes: int
 
+@final
 class SearchResult:
     """What a search found."""
 
@@ -234,10 +241,11 @@ class SearchResult:
     time: float
     lines: List[Line]
 
+@final
 class Engine:
     """dama's search engine (GIL released while it thinks; ``stop()`` from any thread)."""
 
-    def __init__(self, threads: Optional[int] = None, hash_mb: Optional[int] = None) -> None:
+    def __new__(cls, threads: Optional[int] = None, hash_mb: Optional[int] = None) -> "Engine":
         """``threads`` 1..=256 (default 1), ``hash_mb`` 1 or more (default 64)."""
     def search(
         self,
@@ -274,15 +282,16 @@ class Engine:
     def clear(self) -> None:
         """Forgets what the table learnt."""
 
+@final
 class Game:
     """A PDN game (``dama.pdn.Game``)."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         board: Optional[Board] = None,
         tags: Optional[List[Tuple[str, str]]] = None,
         result: Optional[str] = None,
-    ) -> None: ...
+    ) -> "Game": ...
     @property
     def tags(self) -> List[Tuple[str, str]]:
         """The tags in file order (without GameType, FEN, Result)."""
@@ -307,16 +316,17 @@ class Game:
     def pdn(self) -> str:
         """Canonical PDN text."""
 
+@final
 class PdnReader(Iterator[Game]):
     """Iterator over the games of a PDN input (``dama.pdn.read``)."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         path: Optional[Union[str, "PathLike[str]"]] = None,
         data: Optional[bytes] = None,
         variant: str = "italian",
         skip_errors: bool = False,
-    ) -> None: ...
+    ) -> "PdnReader": ...
     def __iter__(self) -> "PdnReader": ...
     def __next__(self) -> Game: ...
     @property
