@@ -203,7 +203,8 @@ async fn next_events(mut f: Follow) -> Option<(Vec<Event>, Follow)> {
 /// connected), its id the `ply` moves already sent.
 fn state_event(id: GameId, entry: &Entry, ply: usize, secret: Option<&str>) -> Event {
     let view = game_view(id, entry, last_computer_view(entry), entry.seat(secret));
-    let data = serde_json::json!({"ply": ply, "game": view});
+    // `seq` orders the state events (a page drops one older than the last it applied).
+    let data = serde_json::json!({"ply": ply, "seq": *entry.pulse.borrow(), "game": view});
     Event::default()
         .id(ply.to_string())
         .event("state")

@@ -736,13 +736,17 @@ import { el } from '/board.js';
     if (S.seat) url += `&seat=${encodeURIComponent(S.seat)}`;
     const es = new EventSource(url);
     S.events = es;
+    S.stateSeq = 0;
+    // A reconnection (a restarted server counts its state events afresh) starts over.
+    es.addEventListener('open', () => { S.stateSeq = 0; });
     S.pending = [];
     es.addEventListener('state', (ev) => {
       let data;
       try { data = JSON.parse(ev.data); } catch (e) { return; }
       const apply = () => {
-        if (!S.game || data.ply !== S.game.ply) return;
+        if (!S.game || data.ply !== S.game.ply || data.seq <= (S.stateSeq || 0)) return;
         if (S.busy || S.draining) { setTimeout(apply, 100); return; }
+        S.stateSeq = data.seq;
         S.game = data.game;
         render();
         if (S.game.turn === 'over') unfollow();

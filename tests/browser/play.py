@@ -41,7 +41,7 @@ from playwright.sync_api import sync_playwright
 
 import serving
 
-DEADLINE = 110  # seconds for the whole test
+DEADLINE = 160  # seconds for the whole test (the retry check waits 7 s of back-off)
 SHOT_AT = 6  # the player's move at which the screenshots are taken
 
 
@@ -314,8 +314,8 @@ def main():
             # game), so its review link still works.
             page.click("#end-new")
             page.wait_for_function(f"document.body.dataset.gameId !== '{game['id']}'")
-            status, _ = server.api(f"/api/games/{game['id']}/pdn")
-            check(status == 200, f"the review's game after New game: {status}")
+            with urllib.request.urlopen(server.url + f"api/games/{game['id']}/pdn") as res:
+                check(res.status == 200, f"the review's game after New game: {res.status}")
             page.goto(server.url.rstrip("/") + review + "?depth=2")
             page.wait_for_function("document.body.dataset.reviewed === '1'", timeout=60000)
             page.go_back()
