@@ -1,4 +1,4 @@
-"""The edges of the Python API (issue 31): a finished game has no legal move, a board is
+"""The edges of the Python API: a finished game has no legal move, a board is
 unhashable but has a key, boards and moves pickle, numbers out of range are ValueErrors that
 say so, a missing file is FileNotFoundError, and seeded random calls raise only the
 documented exceptions (TypeError for a value of the wrong type, ValueError and its dama

@@ -1,4 +1,4 @@
-//! The `dama` command line (issue 31): any arguments, UTF-8 or not, are parsed and checked
+//! The `dama` command line: any arguments, UTF-8 or not, are parsed and checked
 //! as `dama` parses and checks them (`dama_cli::check_args`: clap with dama's value parsers,
 //! the `--log-level` filter, match players, `--sprt`) without a panic, and a refusal says
 //! something.

@@ -1,4 +1,4 @@
-//! Set-up validation (issue 31): any arrangement of pieces (empty boards, 13 a side, men on
+//! Set-up validation: any arrangement of pieces (empty boards, 13 a side, men on
 //! their promotion row included) is accepted or refused alike by `Position::from_setup`, the
 //! FEN reader, the Hub reader and a PDN game's `FEN` tag, as the rules say (rules.md: at
 //! least one piece, at most 12 a side, no man on its own promotion row); a refusal names the

@@ -520,7 +520,7 @@ impl<T: Transport> Torture<T> {
     fn level_line(&mut self) -> String {
         match self.rng.random_range(0..8) {
             0 => format!("level depth={}", self.rng.random_range(1..9)),
-            // Times beyond a year are a year (issue 31): a search that only `stop` ends.
+            // Times beyond a year are a year: a search that only `stop` ends.
             6 => "level move-time=1e308".into(),
             7 => "level time=1e308 inc=1e308".into(),
             1 => format!("level nodes={}", self.rng.random_range(100..50_000)),
@@ -583,7 +583,7 @@ impl<T: Transport> Torture<T> {
             "set-param name=hash value=0",
             "set-param name=threads value=65",
             "set-param name=variant value=klingon",
-            // Extreme values (issue 31): each refused with one error, none a panic.
+            // Extreme values: each refused with one error, none a panic.
             "level depth=99999999999999999999",
             "level nodes=18446744073709551616",
             "level depth=-1",
