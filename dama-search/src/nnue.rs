@@ -11,7 +11,7 @@
 //!   data (tens of millions of positions at most here) would spread thin over buckets.
 //! - **Accumulator**: per perspective [`HIDDEN`] `i16`, the bias plus the first layer's
 //!   column of every feature present. A move changes 2 to 14 features; the search adds and
-//!   subtracts those columns instead of summing all again ([`Accumulator::update`]).
+//!   subtracts those columns instead of summing all again ([`Network::update`]).
 //! - **Tail**: the side to move's accumulator then the other's, clipped to `0..=QA`
 //!   ([`QA`] stands for 1.0), a dense layer of [`TAIL`] outputs (`i16` weights, scale
 //!   [`QB`], `i32` sums), clipped again, and one output (`i32` weights, scale [`QO`]): the
@@ -143,7 +143,7 @@ pub fn mirror_feature(f: u8) -> u8 {
 }
 
 impl Accumulator {
-    /// The number of column changes that [`Accumulator::update`] from `from` to `to` costs.
+    /// The number of column changes that [`Network::update`] from `from` to `to` costs.
     #[inline(always)]
     pub fn changes(from: &Position, to: &Position) -> u32 {
         let (a, b) = (sets(from), sets(to));
