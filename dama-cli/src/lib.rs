@@ -134,9 +134,12 @@ fn command() -> clap::Command {
     negatives(cli::Cli::command())
 }
 
-/// The filter of `--log-level TEXT`.
-fn log_filter(text: &str) -> Result<tracing_subscriber::EnvFilter, String> {
-    tracing_subscriber::EnvFilter::try_new(text).map_err(|e| {
+/// The filter of `--log-level TEXT` (or `RUST_LOG`): comma-separated `level`, `target` or
+/// `target=level` directives, as `RUST_LOG` is usually written. Span and field filters
+/// (`target[span]`, `{field}`) are not supported: the regular-expression engine they need
+/// would be a fifth of the lean build's time.
+fn log_filter(text: &str) -> Result<tracing_subscriber::filter::Targets, String> {
+    text.parse().map_err(|e| {
         format!("--log-level {text:?}: {e}: expected a level (like debug) or target=level")
     })
 }
@@ -153,7 +156,8 @@ fn log_colour(stderr_is_terminal: bool, no_color: Option<OsString>) -> bool {
 /// # Errors
 /// A `--log-level` that is not a filter, quoted.
 fn init_logging(level: Option<&str>, verbose: u8) -> Result<(), String> {
-    use tracing_subscriber::EnvFilter;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let default = match verbose {
         0 => "warn",
         1 => "info",
@@ -162,16 +166,21 @@ fn init_logging(level: Option<&str>, verbose: u8) -> Result<(), String> {
     };
     let filter = match level {
         Some(text) => log_filter(text)?,
-        None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default)),
+        None => std::env::var("RUST_LOG")
+            .ok()
+            .and_then(|text| log_filter(&text).ok())
+            .unwrap_or_else(|| log_filter(default).expect("a level is a filter")),
     };
     let colour = log_colour(
         std::io::stderr().is_terminal(),
         std::env::var_os("NO_COLOR"),
     );
     tracing_subscriber::fmt()
-        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(colour)
+        .with_max_level(tracing::Level::TRACE)
+        .finish()
+        .with(filter)
         .init();
     Ok(())
 }

@@ -60,11 +60,19 @@ fn init_logging() {
     let Ok(filter) = std::env::var("DAMA_LOG") else {
         return;
     };
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    // `level`, `target` and `target=level` directives, comma-separated (no span or field
+    // filters: their regular-expression engine would weigh on the build); a bad one means warn.
+    let filter: Targets = filter
+        .parse()
+        .unwrap_or_else(|_| Targets::new().with_default(LevelFilter::WARN));
     tracing_subscriber::fmt()
-        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(false)
+        .with_max_level(tracing::Level::TRACE)
+        .finish()
+        .with(filter)
         .init();
 }
