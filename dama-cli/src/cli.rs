@@ -457,7 +457,7 @@ The signature (total nodes) is the same on every machine for the same code.")]
         /// The depth of every search.
         #[arg(long, default_value_t = 14)]
         depth: u32,
-        /// Search switches, as after a `dama match` player (`net=1`, `lmr=1,rfp=0`, ...).
+        /// Search switches, as after a `dama match` player (`net=0`, `lmr=1,rfp=0`, ...).
         #[arg(long)]
         knobs: Option<String>,
         /// Evaluate with this weights or net file (`dama tune fit` or `dama tune train`).

@@ -45,7 +45,8 @@ pub struct Knobs {
     pub classic_eval: bool,
     /// Evaluate with the pattern weights (features and patterns of men).
     pub pattern_eval: bool,
-    /// Evaluate with the embedded network where the variant has one (see [`crate::nnue`]).
+    /// Evaluate with the embedded network where the variant has one (see [`crate::nnue`]);
+    /// the default. `net=0` plays the fitted features (the evaluation of release 15c0bdd).
     pub net_eval: bool,
     /// Contempt, in hundredths of a man: a draw (repetition, the no-progress rule, a table
     /// draw) is worth this much less than even to the side to move at the root, and this
@@ -93,7 +94,7 @@ impl Default for Knobs {
             hand_weights: false,
             classic_eval: false,
             pattern_eval: false,
-            net_eval: false,
+            net_eval: true,
             rfp: 3,
             single_reply: false,
             tt_depth: 2,

@@ -542,7 +542,7 @@ mod tests {
         let config = GenConfig {
             games: 8,
             nodes: 300,
-            threads: 2,
+            threads: 1,
             ..GenConfig::default()
         };
         let mut out = Vec::new();

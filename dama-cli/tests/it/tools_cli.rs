@@ -964,12 +964,22 @@ fn a_player_can_evaluate_with_a_weights_file() {
     };
     let italian = src.join("italian.weights");
     let spanish = src.join("spanish.weights");
-    let shipped = moves("nodes:300");
+    // The fitted features (`net=0`; the network is the default) and the shipped net.
+    let shipped = moves("nodes:300/net=0");
     assert_eq!(shipped.len(), 2);
-    // The shipped file read at run time plays the same games; another file plays others.
+    // The shipped files read at run time play the same games; another file plays others.
     assert_eq!(
         moves(&format!("nodes:300/weights={}", italian.display())),
         shipped
+    );
+    let net = moves("nodes:300");
+    assert_ne!(net, shipped);
+    assert_eq!(
+        moves(&format!(
+            "nodes:300/weights={}",
+            src.join("italian.nnue").display()
+        )),
+        net
     );
     assert_ne!(
         moves(&format!("nodes:300/hand=0,weights={}", spanish.display())),

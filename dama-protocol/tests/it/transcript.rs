@@ -1035,10 +1035,11 @@ fn an_eval_file_replaces_the_weights_and_a_bad_one_is_refused() {
         "{e}"
     );
     assert_eq!(score(), other);
-    // The file of the built-in weights plays as they do; nothing goes back to them.
+    // The file of the built-in evaluation (the network) plays as it does; nothing goes back
+    // to it.
     s.send(&format!(
         "set-param name=eval-file value=\"{}\"",
-        src.join("italian.weights").display()
+        src.join("italian.nnue").display()
     ));
     assert_eq!(score(), built_in);
     s.send("set-param name=eval-file value=\"\"");

@@ -10,7 +10,10 @@ use dama_rules::{notation::fen, Game, Position, Variant};
 use dama_search::{Engine, Limits};
 
 /// How many of the 155 shots the search may miss at depth 10 (see the end of the test).
-const MAY_MISS: usize = 2;
+const MAY_MISS: usize = 3;
+
+/// The depth by which every shot missed at depth 10 must be found.
+const FOUND_BY: u32 = 16;
 
 /// Root moves accepted beside the proof's answers, each with the evidence. The proof counts
 /// material only; these are shots whose man the engine's own deep search, under the previous
@@ -62,14 +65,23 @@ fn finds_proven_shots_at_depth_10() {
         let r = engine.search(&game, &Limits::depth(10));
         let best = r.best.expect("a move").to_string();
         if !answers.contains(&best.as_str()) {
+            engine.clear();
+            let deep = engine.search(&game, &Limits::depth(FOUND_BY));
+            let deep = deep.best.expect("a move").to_string();
+            assert!(
+                answers.contains(&deep.as_str()),
+                "{f}: played {best} at depth 10 and {deep} at depth {FOUND_BY}, wanted {answers:?}"
+            );
             missed.push(format!("{f}: played {best}, wanted {answers:?}"));
         }
         tried += 1;
     }
     assert_eq!(tried, 155);
-    // The previous release's weights found all 155; the refitted ones (+124 Elo in matches,
-    // docs/tuning.md) miss two at depth 10 and find them at depths 16 and 14. More misses
-    // than that is a regression of the evaluation or the search.
+    // The previous release's weights found all 155; the refitted features (+124 Elo in
+    // matches, docs/tuning.md) miss two at depth 10 and find them at depths 16 and 14; the
+    // network (the default since, stronger in matches at equal time) misses three, found at
+    // depths 12, 12 and 16 (above: every miss must be found by depth 16). More misses than
+    // that is a regression of the evaluation or the search.
     assert!(
         missed.len() <= MAY_MISS,
         "{} shots missed (at most {MAY_MISS} expected):\n{}",
