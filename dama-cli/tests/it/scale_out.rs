@@ -179,3 +179,89 @@ fn the_kubernetes_job_runs_the_same_shard_command() {
         assert!(text.contains(part), "{part} missing");
     }
 }
+
+/// The games of a sample file, each as its debug text, sorted (shards interleave the games).
+fn sample_games(path: &Path) -> Vec<String> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let samples = dama_search::tune::read_samples(&bytes).expect("a sample file");
+    let mut games: Vec<String> = samples.games.iter().map(|g| format!("{g:?}")).collect();
+    games.sort();
+    games
+}
+
+#[test]
+fn the_generation_recipe_shards_self_play_and_keeps_finished_shards() {
+    let dir = std::env::temp_dir().join(format!("dama-scale-gen-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/slurm/tune-gen.sh");
+    let task = |k: u32| {
+        let o = Command::new("bash")
+            .arg(&script)
+            .env("DAMA", env!("CARGO_BIN_EXE_dama"))
+            .env("GAMES", "4")
+            .env("NODES", "100")
+            .env("SEED", "3")
+            .env("OUT", dir.join("samples"))
+            .env("DAMA_EGTB", dir.join("no-tables"))
+            .env("SLURM_ARRAY_TASK_ID", k.to_string())
+            .env("SLURM_ARRAY_TASK_COUNT", "2")
+            .env_remove("SLURM_ARRAY_TASK_MIN")
+            .env_remove("SLURM_CPUS_PER_TASK")
+            .output()
+            .expect("bash runs the script");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    task(1);
+    task(2);
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("samples"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["s1.samples", "s2.samples"], "no .tmp left");
+    let mut sharded = sample_games(&dir.join("samples/s1.samples"));
+    sharded.extend(sample_games(&dir.join("samples/s2.samples")));
+    sharded.sort();
+
+    let whole = dir.join("whole.samples");
+    let o = dama(
+        &[
+            "tune",
+            "gen",
+            "--games",
+            "4",
+            "--nodes",
+            "100",
+            "--seed",
+            "3",
+            "--threads",
+            "1",
+            "--out",
+            whole.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(sharded.len(), 4);
+    assert_eq!(
+        sharded,
+        sample_games(&whole),
+        "the shards are the whole run"
+    );
+
+    // A repeated task keeps the finished shard (same bytes, same time stamp).
+    let file = dir.join("samples/s1.samples");
+    let before = (
+        std::fs::read(&file).unwrap(),
+        file.metadata().unwrap().modified().unwrap(),
+    );
+    assert!(task(1).contains("is there"));
+    let after = (
+        std::fs::read(&file).unwrap(),
+        file.metadata().unwrap().modified().unwrap(),
+    );
+    assert_eq!(before, after);
+    let _ = std::fs::remove_dir_all(&dir);
+}

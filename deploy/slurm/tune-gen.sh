@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One shard of the self-play generation for training (`dama tune gen`) per Slurm array task;
+# see docs/tuning.md ("The network evaluation") and docs/scale-out.md.
+#
+#   sbatch deploy/slurm/tune-gen.sh                   # 200 tasks: shards 1/200 .. 200/200
+#   dama tune train samples/s*.samples --out my.nnue  # once every task is done
+#
+# Shard K plays the games i with i mod N = K-1 of the whole run, so the shards together are
+# the whole run. The settings come from the environment (sbatch passes it on): DAMA (the
+# binary), GAMES (in the whole run), NODES (a move), PLIES (random plies after each opening),
+# SEED, OUT (the samples folder), EXTRA (more `dama tune gen` options, split at spaces, such
+# as `--egtb DIR` or `--variant spanish`).
+#SBATCH --job-name=dama-tune-gen
+#SBATCH --array=1-200
+#SBATCH --cpus-per-task=2
+#SBATCH --mem=1G
+#SBATCH --time=02:00:00
+#SBATCH --output=dama-tune-gen-%A_%a.log
+set -euo pipefail
+
+dama=${DAMA:-dama}
+games=${GAMES:-200000}
+nodes=${NODES:-1000}
+plies=${PLIES:-4}
+seed=${SEED:-30}
+out=${OUT:-samples}
+extra=${EXTRA-}
+
+task=${SLURM_ARRAY_TASK_ID:?"not an array task: submit with sbatch (or set SLURM_ARRAY_TASK_ID)"}
+count=${SLURM_ARRAY_TASK_COUNT:?"SLURM_ARRAY_TASK_COUNT is not set"}
+# Shards count from 1 whatever the array's first index (--array=0-199 works too).
+shard=$((task - ${SLURM_ARRAY_TASK_MIN:-1} + 1))
+
+mkdir -p "$out"
+file="$out/s$shard.samples"
+# A finished shard is kept: a requeued or repeated task has nothing to do. The file takes its
+# name only when whole, so a task that fails or is preempted leaves nothing for the trainer
+# to read; it is played again from its start.
+if [ -f "$file" ]; then
+    echo "shard $shard/$count: $file is there"
+    exit 0
+fi
+# shellcheck disable=SC2086
+"$dama" tune gen --games "$games" --nodes "$nodes" --random-plies "$plies" --seed "$seed" \
+    --shard "$shard/$count" --threads "${SLURM_CPUS_PER_TASK:-1}" $extra --out "$file.tmp"
+mv "$file.tmp" "$file"
