@@ -95,9 +95,10 @@
 //! than even to the side the engine plays, so that it does not steer into one when it is not
 //! worse); `book-file` (string: a book file written by `dama book
 //! build`, empty for the built-in book; a file that cannot be read or is damaged is refused
-//! with `error` and the book in use stays); `eval-file` (string: an evaluation weights file
-//! written by `dama tune fit`, empty for the built-in weights; a bad file is refused with
-//! `error` and the weights in use stay).
+//! with `error` and the book in use stays); `eval-file` (string: an evaluation file, weights
+//! written by `dama tune fit` or a network written by `dama tune train`, empty for the
+//! built-in evaluation, for Italian the embedded network; a bad file is refused with `error`
+//! and the evaluation in use stays).
 //!
 //! **Errors.** Every bad line gets one `error message="..."` that quotes the input and says
 //! what was expected; for `moves=` it names the move, its index and the rules' reason
