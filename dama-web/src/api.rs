@@ -17,7 +17,7 @@
 //! | `GET /api/games/{id}` | | the game |
 //! | `GET /api/games/{id}/events?after=N` | | Server-Sent Events: each move after the N-th |
 //! | `DELETE /api/games/{id}` | | 204 |
-//! | `GET /api/games/{id}/targets?square=N` | | the piece's moves, or the reason it has none |
+//! | `GET /api/games/{id}/targets?square=N` | | the piece's moves, or the reason it has none; `kings_refused`: the squares a man may not go to because it would capture a king there (Italian), each with the king (`to`, `king`) |
 //! | `POST /api/games/{id}/move` | `{"path": [from, landing, ...]}` or `{"move": "22-18"}` | the game and the move played |
 //! | `POST /api/games/{id}/reply` | | the game after the computer's move, and that move |
 //! | `POST /api/games/{id}/level` | `{"level": "easy"}` or `{"level": 2}` | the game |

@@ -1,5 +1,6 @@
 //! What the API answers: games, moves, reasons and rules as JSON views.
 
+use dama_play::KingRefusal;
 use dama_rules::notation::{self, fen};
 use dama_rules::variant::Priority;
 use dama_rules::{with_rules, Color, DrawReason, Game, Illegal, Move, Outcome};
@@ -416,6 +417,25 @@ pub(super) fn reason_view(game: &Game, why: &Illegal) -> ReasonView {
         squares,
         better,
         rule,
+    }
+}
+
+/// The reason a man may not go to a square: it would capture a king (Italian), the king on
+/// `refused.king` when the step passes one (in the variant's square names).
+pub(super) fn king_reason(variant: Variant, refused: KingRefusal) -> ReasonView {
+    let message = match refused.king {
+        Some(k) => format!(
+            "A man may not capture a king (the king on {})",
+            names::square(variant, k)
+        ),
+        None => "A man may not capture a king".to_string(),
+    };
+    ReasonView {
+        code: "man_takes_king",
+        message,
+        squares: refused.king.map(|k| vec![k.number()]).unwrap_or_default(),
+        better: None,
+        rule: None,
     }
 }
 

@@ -516,6 +516,15 @@ import { el } from '/board.js';
         const p = m.paths.find((x) => startsWith(x, S.sel.path));
         return play(m, p);
       }
+      const refused = S.sel.path.length === 0 && (S.sel.kings || []).find((k) => k.to === sq);
+      if (refused) {
+        // Italian: a man may not capture a king (the rules' fact, from the server).
+        clearSelection();
+        S.marked = refused.king ? [refused.king] : [];
+        say(kingText(refused.king));
+        render();
+        return;
+      }
       if (sq === S.sel.from || !isOwn(sq)) {
         clearSelection();
         say('');
@@ -541,7 +550,7 @@ import { el } from '/board.js';
         S.marked = r.reason.squares || [];
         say(reasonText(r.reason));
       } else {
-        S.sel = { from: sq, moves: r.moves, path: [] };
+        S.sel = { from: sq, moves: r.moves, path: [], kings: r.kings_refused || [] };
         say(t('selected', { s: nameOf(sq) }));
       }
     } catch (e) {
@@ -552,9 +561,14 @@ import { el } from '/board.js';
     render();
   }
 
+  function kingText(king) {
+    return king ? t('man_takes_king', { s: nameOf(king) }) : t('man_takes_king_plain');
+  }
+
   function reasonText(reason) {
     const list = (reason.squares || []).map(nameOf).join(', ');
     switch (reason.code) {
+      case 'man_takes_king': return kingText((reason.squares || [])[0]);
       case 'must_capture': return t('must_capture', { s: list });
       case 'outranked':
       case 'loses_by_priority': return t('outranked', { b: reason.better || '' });

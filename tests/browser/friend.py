@@ -17,6 +17,8 @@ Playwright for Python; CHROMIUM names another executable). It checks:
   other page over the reconnected event stream;
 - the end says who won, on both pages, and the winner's record counts the game;
 - "Pass and play" plays both sides in one page;
+- a man told to jump a king (Italian) is refused with "A man may not capture a king", the king
+  ringed;
 - the creator sees that the friend is here; a draw offered is shown to the other seat,
   declined, offered again and accepted (a draw on both pages); a resignation ends the game
   on both pages;
@@ -187,6 +189,26 @@ def check_resign(server, alice, bob):
     check("White resigned." in bob.inner_text("#end-detail"), bob.inner_text("#end-detail"))
 
 
+def check_king_capture(server, page):
+    status, game = server.api("/api/games", "POST", {"opponent": "pass", "fen": "W:W22,30:BK18"})
+    check(status == 201, f"{status} {game}")
+    page.goto(server.url.rstrip("/") + game["white_url"])
+    ready(page, 0)
+    click(page, 22, 13)
+    ready(page, 0)
+    message = page.inner_text("#message")
+    check(message == "A man may not capture a king (the king on 18).", message)
+    check(numbers_marked(page) == [18], f"marked {numbers_marked(page)}")
+    # Not a move: the man may still step forward.
+    click(page, 22, 19)
+    ready(page, 1)
+
+
+def numbers_marked(page):
+    return sorted(int(x) for x in page.eval_on_selector_all(
+        "#marks .must", "els => els.map(e => e.dataset.sq)"))
+
+
 def new_context(browser):
     # The page forbids eval; wait_for_function needs it.
     ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US",
@@ -300,6 +322,7 @@ def main():
             check(alice.inner_text("#status") == "Black to move.", alice.inner_text("#status"))
             click(alice, 11, 15)
             ready(alice, 2)
+            check_king_capture(server, alice)
 
             check(not errors_a and not errors_b, f"errors in the pages: {errors_a} {errors_b}")
             check(time.time() - began < DEADLINE, f"the test took over {DEADLINE} s")
