@@ -53,6 +53,17 @@
 //! or a PDN the reader refuses (its message, and `line` and `column`),
 //! 429 too many requests from one address (with `Retry-After`), 503 too many live games or
 //! the database refused a write, or no analysis slot came free in time.
+//!
+//! `code` is stable, one of a fixed list: `ambiguous_move`, `analysis_busy`, `bad_action`,
+//! `bad_budget`, `bad_event_id`, `bad_fen`, `bad_game_id`, `bad_level`, `bad_opponent`,
+//! `bad_path`, `bad_pdn`, `bad_request`, `bad_seed`, `bad_square`, `bad_variant`,
+//! `body_timeout`, `body_too_large`, `busy`, `computer_thinking`, `game_over`,
+//! `illegal_move`, `internal`, `malformed_json`, `malformed_move`, `method_not_allowed`,
+//! `no_offer`, `not_a_friend_game`, `not_a_player`, `not_computer_turn`, `not_found`,
+//! `not_your_turn`, `offer_pending`, `rate_limited`, `stopping`, `storage`, `too_long`,
+//! `too_many_games`, `too_many_streams`, `unknown_field`, `unknown_game`. The page shows each
+//! in its language (a code it does not know, by `message`); `message` is English and may
+//! change.
 
 use std::sync::Arc;
 

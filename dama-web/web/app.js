@@ -9,7 +9,7 @@ import { el } from '/board.js';
   // ---------------------------------------------------------------------------------------
   // Texts (texts.js): English, Polish or Italian, chosen from the browser's languages.
 
-  const { LANG, TX, t } = translator(TEXTS);
+  const { LANG, TX, t, err } = translator(TEXTS);
 
   // ---------------------------------------------------------------------------------------
   // State and storage.
@@ -688,7 +688,7 @@ import { el } from '/board.js';
         await newGame(t('expired'));
         return;
       }
-      say(e.reason ? reasonText(e.reason) : e.message);
+      say(e.reason ? reasonText(e.reason) || err(e) : err(e));
       if (e.reason && e.reason.squares) S.marked = e.reason.squares;
       return;
     }
@@ -720,7 +720,7 @@ import { el } from '/board.js';
       render();
       say(message || t('new_started', { v: variantName(S.game.variant), name: levelName(S.level) }));
     } catch (e) {
-      if (e instanceof ApiError) say(e.message);
+      if (e instanceof ApiError) say(err(e));
       else say(t('offline', { e: e.message }));
     } finally {
       setBusy(false);

@@ -17,6 +17,8 @@ Playwright for Python; CHROMIUM names another executable). It checks:
   other page over the reconnected event stream;
 - the end says who won, on both pages, and the winner's record counts the game;
 - "Pass and play" plays both sides in one page;
+- an Italian page says the server's errors in Italian by their code (and an unknown code as
+  the server's message);
 - a man told to jump a king (Italian) is refused with "A man may not capture a king", the king
   ringed;
 - the creator sees that the friend is here; a draw offered is shown to the other seat,
@@ -209,9 +211,39 @@ def numbers_marked(page):
         "#marks .must", "els => els.map(e => e.dataset.sq)"))
 
 
-def new_context(browser):
+def check_error_texts(server, page):
+    """An Italian page says the server's errors in Italian, by their code; an unknown code
+    shows the server's own message."""
+    status, game = server.api("/api/games", "POST", {"opponent": "pass"})
+    check(status == 201, f"{status} {game}")
+    page.goto(server.url.rstrip("/") + game["white_url"])
+    ready(page, 0)
+    answers = iter([
+        (409, {"code": "not_your_turn", "message": "it is Black's turn"}),
+        (409, {"code": "some_future_code", "message": "a message from a newer server"}),
+    ])
+
+    def refuse(route):
+        status, error = next(answers)
+        route.fulfill(status=status, content_type="application/json",
+                      body=json.dumps({"error": error}))
+
+    page.route("**/api/games/*/move", refuse)
+    # The move is answered by a stand-in for the server: first a known code, then one this
+    # page does not know.
+    click(page, 22, 18)
+    page.wait_for_function("document.getElementById('message').textContent.length > 0")
+    message = page.inner_text("#message")
+    check(message == "Non tocca a te.", f"Italian text for not_your_turn: {message!r}")
+    click(page, 22, 18)
+    page.wait_for_function(
+        "document.getElementById('message').textContent.includes('newer server')")
+    page.unroute("**/api/games/*/move")
+
+
+def new_context(browser, locale="en-US"):
     # The page forbids eval; wait_for_function needs it.
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US",
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale=locale,
                               bypass_csp=True)
     page = ctx.new_page()
     page.set_default_timeout(15000)
@@ -323,6 +355,9 @@ def main():
             click(alice, 11, 15)
             ready(alice, 2)
             check_king_capture(server, alice)
+            ctx_i, italian, errors_i = new_context(browser, "it-IT")
+            check_error_texts(server, italian)
+            check(not errors_i, f"errors in the Italian page: {errors_i}")
 
             check(not errors_a and not errors_b, f"errors in the pages: {errors_a} {errors_b}")
             check(time.time() - began < DEADLINE, f"the test took over {DEADLINE} s")
