@@ -26,7 +26,7 @@
 //! | `GET /api/games/{id}/pdn` | | the game as a PDN file (tags `Event`, `Site`, `Date`, `White`, `Black`, `Result`, `GameType`, `FEN`, `Level`) |
 //! | `POST /api/reviews` | `{"pdn", "variant"?, "depth"?, "nodes"?, "stream"?}` | every move of every game with its mark, the score before it, the best move and line (see `review.rs`) |
 //! | `GET /api/analysis?fen=&variant=&multipv=3&depth=&nodes=&time_ms=` | | Server-Sent Events: the live lines, the tables' verdict (see `live.rs`) |
-//! | `GET /api/me` | | the player's record (the `dama_player` cookie) per level |
+//! | `GET /api/me` | | the player's record (the `dama_player` cookie) per level; a game from a set-up position (`from_setup` in the game) is not in it |
 //! | `GET /healthz` | | 200 while the server and its database answer |
 //! | `GET /metrics` | | counters in the Prometheus text format |
 //!

@@ -346,13 +346,20 @@ impl Entry {
         })
     }
 
+    /// Whether the game started from a position set up in the editor (not the variant's
+    /// initial position): its result is kept out of the players' records.
+    pub fn set_up(&self) -> bool {
+        *self.model.game().start() != dama_rules::Position::start()
+    }
+
     /// What the players' records gain when this game has just ended (nothing before, and
     /// nothing twice).
     pub fn credits(&self) -> Vec<Credit> {
         let Some(finish) = self.finish() else {
             return Vec::new();
         };
-        if self.credited {
+        // A game from a position set up in the editor is practice: not in any record.
+        if self.credited || self.set_up() {
             return Vec::new();
         }
         let result = |c: Color| match finish.winner() {

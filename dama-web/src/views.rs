@@ -199,6 +199,9 @@ pub(super) struct GameView {
     pub(super) score: u32,
     pub(super) quiet_plies: u32,
     pub(super) fen: String,
+    /// The game started from a position set up in the editor: its result counts in no
+    /// player's record.
+    pub(super) from_setup: bool,
 }
 
 /// Per seat: whether someone has opened it, and whether it follows the game now.
@@ -326,6 +329,7 @@ pub(super) fn game_view(
         score,
         quiet_plies: game.quiet_plies(),
         fen: fen::write(pos),
+        from_setup: entry.set_up(),
     }
 }
 

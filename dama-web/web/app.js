@@ -342,7 +342,9 @@ import { el } from '/board.js';
     else if (o.reason === 'resigned') why = t('why_resigned', { c: colorName(o.winner === 'white' ? 'black' : 'white') });
     else why = t('why_' + o.reason, { n: g.rules.no_progress_moves });
     $('end-title').textContent = endTitle();
-    $('end-detail').textContent = `${o.result} · ${why}`;
+    // A game from a set-up position is practice: kept out of the record, and said so.
+    const apart = g.from_setup && g.opponent !== 'pass' ? ` · ${t('not_in_record')}` : '';
+    $('end-detail').textContent = `${o.result} · ${why}${apart}`;
     $('end-score').textContent = t('final_score', { n: g.score });
     $('end-score').dataset.score = String(g.score);
     $('end-review').href = `/review/${g.id}`;

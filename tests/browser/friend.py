@@ -15,7 +15,8 @@ Playwright for Python; CHROMIUM names another executable). It checks:
 - the server killed with SIGKILL after an acknowledged move and started again (same port,
   same data directory) has that move, and both pages go on: the next move arrives at the
   other page over the reconnected event stream;
-- the end says who won, on both pages, and the winner's record counts the game;
+- the end says who won, on both pages; the game, from a set-up position, is kept out of the
+  winner's record, and the end says so;
 - "Pass and play" plays both sides in one page;
 - an Italian page says the server's errors in Italian by their code (and an unknown code as
   the server's message);
@@ -337,10 +338,12 @@ def main():
             ready(bob, 3)
             check(alice.inner_text("#end-title") == "You win!", alice.inner_text("#end-title"))
             check(bob.inner_text("#end-title") == "Your friend wins.", bob.inner_text("#end-title"))
-            # Her record counts this win (120 points) among her friend games.
+            # A game from a set-up position is kept out of her record, and the end says so.
+            detail = alice.inner_text("#end-detail")
+            check("does not count in the record" in detail, detail)
             alice.wait_for_selector('#record-total[data-games]', state="attached")
             score = int(alice.get_attribute("#record-total", "data-score"))
-            check(score >= 120, f"her record's score {score}: the win's 120 at least")
+            check(score < 120, f"her record's score {score}: the set-up game's 120 not in it")
 
             # Pass and play: one page plays both sides.
             alice.goto(server.url)
