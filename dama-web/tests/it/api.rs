@@ -879,3 +879,53 @@ fn a_body_that_never_comes_is_cut_off_at_the_timeout() {
     assert_eq!(status, 408, "{text}");
     assert!(text.contains("\"body_timeout\""), "{text}");
 }
+
+#[test]
+fn live_analysis_counts_among_the_addresss_streams() {
+    let server = Running::start(Options {
+        streams_per_address: 2,
+        trust_proxy: true,
+        ..opts()
+    });
+    let (_, game) = server.json("POST", "/api/games", &[], json!({"opponent": "friend"}));
+    let events = format!("/api/games/{}/events", game["id"].as_str().unwrap());
+    let analysis = "/api/analysis?time_ms=30000&multipv=1";
+    let (_game_stream, head) = open_stream(&server, &events, "203.0.113.7");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let (_analysis_stream, head) = open_stream(&server, analysis, "203.0.113.7");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    // Both places are taken: neither a game's stream nor another analysis gets in.
+    for path in [analysis, events.as_str()] {
+        let (_, refused) = open_stream(&server, path, "203.0.113.7");
+        assert!(refused.starts_with("HTTP/1.1 429"), "{path}: {refused}");
+        assert!(refused.contains("too_many_streams"), "{refused}");
+    }
+}
+
+#[test]
+fn live_analysis_ends_after_the_streams_lifetime() {
+    let server = Running::start(Options {
+        stream_lifetime: Duration::from_secs(1),
+        ..opts()
+    });
+    let started = Instant::now();
+    let (mut stream, head) = open_stream(&server, "/api/analysis?time_ms=30000", "x");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let mut text = head;
+    let mut buf = [0u8; 4096];
+    while !text.ends_with("0\r\n\r\n") {
+        match stream.read(&mut buf) {
+            Ok(n) if n > 0 => text.push_str(&String::from_utf8_lossy(&buf[..n])),
+            _ => break,
+        }
+    }
+    let lasted = started.elapsed();
+    assert!(
+        text.ends_with("0\r\n\r\n"),
+        "the stream did not end: {text}"
+    );
+    assert!(
+        lasted >= Duration::from_millis(900) && lasted < Duration::from_secs(5),
+        "a 30 s analysis lasted {lasted:?}, not the stream's 1 s"
+    );
+}
