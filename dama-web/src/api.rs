@@ -23,6 +23,7 @@
 //! | `POST /api/games/{id}/level` | `{"level": "easy"}` or `{"level": 2}` | the game |
 //! | `POST /api/games/{id}/resign` | | a friend game: the seat's side resigns |
 //! | `POST /api/games/{id}/draw` | `{"action": "offer" \| "accept" \| "decline"}` | a friend game: a draw offered to the other seat, accepted or declined (`draw_offer` in the game) |
+//! | `POST /api/games/{id}/rematch` | | a finished friend game: the same start again, colours swapped; each seat's new address in `rematch_url` (pushed to the other seat as a `state` event) |
 //! | `GET /api/games/{id}/pdn` | | the game as a PDN file (tags `Event`, `Site`, `Date`, `White`, `Black`, `Result`, `GameType`, `FEN`, `Level`) |
 //! | `POST /api/reviews` | `{"pdn", "variant"?, "depth"?, "nodes"?, "stream"?}` | every move of every game with its mark, the score before it, the best move and line (see `review.rs`) |
 //! | `GET /api/analysis?fen=&variant=&multipv=3&depth=&nodes=&time_ms=` | | Server-Sent Events: the live lines, the tables' verdict (see `live.rs`) |
@@ -57,7 +58,7 @@
 //! `code` is stable, one of a fixed list: `ambiguous_move`, `analysis_busy`, `bad_action`,
 //! `bad_budget`, `bad_event_id`, `bad_fen`, `bad_game_id`, `bad_level`, `bad_opponent`,
 //! `bad_path`, `bad_pdn`, `bad_request`, `bad_seed`, `bad_square`, `bad_variant`,
-//! `body_timeout`, `body_too_large`, `busy`, `computer_thinking`, `game_over`,
+//! `body_timeout`, `body_too_large`, `busy`, `computer_thinking`, `game_not_over`, `game_over`,
 //! `illegal_move`, `internal`, `malformed_json`, `malformed_move`, `method_not_allowed`,
 //! `no_offer`, `not_a_friend_game`, `not_a_player`, `not_computer_turn`, `not_found`,
 //! `not_your_turn`, `offer_pending`, `rate_limited`, `stopping`, `storage`, `too_long`,
@@ -103,6 +104,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/games/{id}/level", post(games::set_level))
         .route("/api/games/{id}/resign", post(seats::resign))
         .route("/api/games/{id}/draw", post(seats::draw))
+        .route("/api/games/{id}/rematch", post(seats::rematch))
         .route("/api/games/{id}/events", get(follow::events))
         .route("/api/games/{id}/pdn", get(review::game_pdn))
         .route(

@@ -32,6 +32,7 @@ pub(crate) const CODES: &[&str] = &[
     "body_too_large",
     "busy",
     "computer_thinking",
+    "game_not_over",
     "game_over",
     "illegal_move",
     "internal",

@@ -22,8 +22,8 @@ use super::request::{
     unknown_game, variant_of,
 };
 use super::seats::{a_player, seat_secret};
-use super::state::AxState;
-use super::store::{Entry, Kind, Seat};
+use super::state::{AxState, State};
+use super::store::{Entry, GameId, Kind, Seat, Shared};
 use super::views::{game_view, last_computer_view, seat_url, GameView};
 
 #[derive(Serialize)]
@@ -93,23 +93,8 @@ pub(crate) async fn new_game(
         Kind::Friend | Kind::Pass => Model::friends(variant, start),
     };
     let entry = Entry::new(model, kind, seed, Some(player.0));
-    let (id, game) = state.store.insert(entry).map_err(|full| {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "too_many_games",
-            format!(
-                "{} games are in play, the most this server keeps; try again when one has \
-                 ended or expired",
-                full.cap
-            ),
-        )
-    })?;
+    let (id, game) = create(&state, entry).await?;
     let entry = game.lock().await;
-    if let Err(err) = state.store.commit(id, &entry, Vec::new()).await {
-        drop(entry);
-        let _ = state.store.remove(id).await;
-        return Err(ApiError::storage(&err));
-    }
     tracing::info!(%id, variant = variant.name(), level = level.name(), opponent = kind.name(), "new game");
     let seat = match kind {
         Kind::Computer => Seat::Owner,
@@ -128,6 +113,29 @@ pub(crate) async fn new_game(
         black_url,
     };
     Ok(ok(StatusCode::CREATED, created))
+}
+
+/// Puts the new game `entry` into the store and the database: its id and the game.
+pub(crate) async fn create(state: &State, entry: Entry) -> Result<(GameId, Shared), ApiError> {
+    let (id, game) = state.store.insert(entry).map_err(|full| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too_many_games",
+            format!(
+                "{} games are in play, the most this server keeps; try again when one has \
+                 ended or expired",
+                full.cap
+            ),
+        )
+    })?;
+    let entry = game.lock().await;
+    if let Err(err) = state.store.commit(id, &entry, Vec::new()).await {
+        drop(entry);
+        let _ = state.store.remove(id).await;
+        return Err(ApiError::storage(&err));
+    }
+    drop(entry);
+    Ok((id, game))
 }
 
 /// A start position given as FEN (the player has the side to move: the light pieces from

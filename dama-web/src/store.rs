@@ -198,6 +198,17 @@ pub struct Entry {
     /// Bumped at each change that is not a move (an offer, a resignation, a presence), for
     /// the pages that follow the game.
     pub pulse: watch::Sender<u64>,
+    /// The rematch of a finished friend game, once a seat asked for it (kept in memory only).
+    pub rematch: Option<Rematch>,
+}
+
+/// A friend game's rematch: the new game, its colours swapped, and its seats' secrets.
+#[derive(Debug, Clone)]
+pub struct Rematch {
+    /// The new game.
+    pub id: GameId,
+    /// Its seats' secrets, White's then Black's (the old game's Black plays White).
+    pub secrets: [String; 2],
 }
 
 impl Entry {
@@ -228,6 +239,7 @@ impl Entry {
             joined: [kind == Kind::Friend, false],
             connected: [0, 0],
             pulse: watch::Sender::new(0),
+            rematch: None,
         }
     }
 
@@ -333,6 +345,7 @@ impl Entry {
             joined: [true, row.black_player.is_some()],
             connected: [0, 0],
             pulse: watch::Sender::new(0),
+            rematch: None,
             changes: watch::Sender::new(moves.len()),
             model,
             kind,

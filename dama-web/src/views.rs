@@ -202,6 +202,9 @@ pub(super) struct GameView {
     /// The game started from a position set up in the editor: its result counts in no
     /// player's record.
     pub(super) from_setup: bool,
+    /// The page address of this seat's place in the rematch, once asked for (a finished
+    /// friend game; the watchers' address for a watcher).
+    pub(super) rematch_url: Option<String>,
 }
 
 /// Per seat: whether someone has opened it, and whether it follows the game now.
@@ -330,6 +333,12 @@ pub(super) fn game_view(
         quiet_plies: game.quiet_plies(),
         fen: fen::write(pos),
         from_setup: entry.set_up(),
+        rematch_url: entry.rematch.as_ref().and_then(|r| match seat {
+            Some(Seat::White) => Some(seat_url(r.id, Some(&r.secrets[1]))),
+            Some(Seat::Black) => Some(seat_url(r.id, Some(&r.secrets[0]))),
+            None => Some(seat_url(r.id, None)),
+            Some(Seat::Owner | Seat::Both) => None,
+        }),
     }
 }
 

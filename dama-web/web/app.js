@@ -266,6 +266,20 @@ import { el } from '/board.js';
     }
   }
 
+  /// Whether `g` is seen from a seat of a friend game (White's or Black's).
+  const friendSeat = (g) => !!g && g.opponent === 'friend' && (g.seat === 'white' || g.seat === 'black');
+
+  /// A finished friend game's seat that may still be sent to a rematch: it keeps following.
+  const awaitsRematch = (g) => friendSeat(g) && g.turn === 'over' && !g.rematch_url;
+
+  /// The rematch: asked for (the server makes it once, colours swapped), then this seat's
+  /// new page; the other seat is sent there by its event stream.
+  async function rematch() {
+    if (S.busy || !S.game) return;
+    if (!S.game.rematch_url) await friendAction('rematch', {});
+    if (S.game && S.game.rematch_url) location.assign(S.game.rematch_url);
+  }
+
   /// Whether the page may leave its game: a friend game not over asks first.
   function mayLeave() {
     const g = S.game;
@@ -348,6 +362,7 @@ import { el } from '/board.js';
     $('end-score').textContent = t('final_score', { n: g.score });
     $('end-score').dataset.score = String(g.score);
     $('end-review').href = `/review/${g.id}`;
+    $('end-rematch').classList.toggle('hidden', !friendSeat(g));
     box.classList.remove('hidden');
     loadRecord();
   }
@@ -747,7 +762,8 @@ import { el } from '/board.js';
   function follow() {
     unfollow();
     const g = S.game;
-    if (!g || g.opponent === 'computer' || g.turn === 'over' || typeof EventSource === 'undefined') return;
+    if (!g || g.opponent === 'computer' || typeof EventSource === 'undefined') return;
+    if (g.turn === 'over' && !awaitsRematch(g)) return;
     let url = `/api/games/${g.id}/events?after=${g.ply}`;
     if (S.seat) url += `&seat=${encodeURIComponent(S.seat)}`;
     const es = new EventSource(url);
@@ -763,9 +779,16 @@ import { el } from '/board.js';
         if (!S.game || data.ply !== S.game.ply || data.seq <= (S.stateSeq || 0)) return;
         if (S.busy || S.draining) { setTimeout(apply, 100); return; }
         S.stateSeq = data.seq;
+        const asked = !S.game.rematch_url && data.game.rematch_url;
         S.game = data.game;
         render();
-        if (S.game.turn === 'over') unfollow();
+        // The other seat asked for a rematch: this seat goes to its place in it.
+        if (asked && friendSeat(S.game)) {
+          unfollow();
+          location.assign(S.game.rematch_url);
+          return;
+        }
+        if (S.game.turn === 'over' && !awaitsRematch(S.game)) unfollow();
       };
       apply();
     });
@@ -808,7 +831,7 @@ import { el } from '/board.js';
           clearSelection();
           render();
           announce(data.played.text);
-          if (S.game.turn === 'over') unfollow();
+          if (S.game.turn === 'over' && !awaitsRematch(S.game)) unfollow();
         }
       }
     } finally {
@@ -929,6 +952,7 @@ import { el } from '/board.js';
       }
     });
     $('end-new').addEventListener('click', () => { if (!S.busy) newGame(); });
+    $('end-rematch').addEventListener('click', rematch);
     $('variant').addEventListener('change', (ev) => {
       if (!mayLeave()) {
         ev.target.value = S.game.variant;
@@ -953,6 +977,7 @@ import { el } from '/board.js';
     $('pass-game').textContent = t('pass_play');
     $('end-new').textContent = t('new_game');
     $('end-review').textContent = t('review_game');
+    $('end-rematch').textContent = t('rematch');
     $('board-link').textContent = t('analysis_board');
     $('board-caption').textContent = t('board');
     $('score-caption').textContent = t('score');

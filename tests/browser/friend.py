@@ -24,7 +24,8 @@ Playwright for Python; CHROMIUM names another executable). It checks:
   ringed;
 - the creator sees that the friend is here; a draw offered is shown to the other seat,
   declined, offered again and accepted (a draw on both pages); a resignation ends the game
-  on both pages;
+  on both pages; Rematch on one page starts the same game again with the colours swapped,
+  and the other page is sent to its new seat by the event stream;
 - N or New game in an unfinished friend game asks first (staying keeps the game), and Back
   after leaving returns to the seat.
 
@@ -190,6 +191,28 @@ def check_resign(server, alice, bob):
     check(alice.inner_text("#end-title") == "Your friend wins.", alice.inner_text("#end-title"))
     check(bob.inner_text("#end-title") == "You win!", bob.inner_text("#end-title"))
     check("White resigned." in bob.inner_text("#end-detail"), bob.inner_text("#end-detail"))
+    check_rematch(alice, bob, game["id"])
+
+
+def check_rematch(alice, bob, old_id):
+    """Alice asks for a rematch at the end: she goes to the new game's dark pieces, and Bob's
+    page is sent to its light pieces by the event stream, without a click."""
+    alice.click("#end-rematch")
+    alice.wait_for_function(f"document.body.dataset.gameId && document.body.dataset.gameId !== '{old_id}'")
+    bob.wait_for_function(f"document.body.dataset.gameId && document.body.dataset.gameId !== '{old_id}'")
+    ready(alice, 0)
+    ready(bob, 0)
+    new_a = alice.evaluate("document.body.dataset.gameId")
+    new_b = bob.evaluate("document.body.dataset.gameId")
+    check(new_a == new_b, f"Alice in {new_a}, Bob in {new_b}")
+    check(bob.inner_text("#status").startswith("Your move: you have the light pieces"),
+          bob.inner_text("#status"))
+    check(alice.inner_text("#status") == "Your friend’s move.", alice.inner_text("#status"))
+    check(alice.is_hidden("#end") and bob.is_hidden("#end"), "the end panel is gone")
+    click(bob, 22, 18)
+    ready(alice, 1)
+    check(alice.inner_text("#status").startswith("Your move: you have the dark pieces"),
+          alice.inner_text("#status"))
 
 
 def check_king_capture(server, page):

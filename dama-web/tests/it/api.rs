@@ -929,3 +929,88 @@ fn live_analysis_ends_after_the_streams_lifetime() {
         "a 30 s analysis lasted {lasted:?}, not the stream's 1 s"
     );
 }
+
+#[test]
+fn a_finished_friend_game_has_a_rematch_with_the_colours_swapped() {
+    let server = Running::start(opts());
+    let (_, g) = server.json(
+        "POST",
+        "/api/games",
+        &[("Cookie", ALICE)],
+        json!({"opponent": "friend"}),
+    );
+    let id = g["id"].as_str().unwrap().to_string();
+    let (white, black) = (secret(&g["white_url"]), secret(&g["black_url"]));
+    let post = |path: &str, seat: &str| {
+        let headers: Vec<(&str, &str)> = if seat.is_empty() {
+            vec![]
+        } else {
+            vec![("X-Dama-Seat", seat), ("Cookie", ALICE)]
+        };
+        server.json(
+            "POST",
+            &format!("/api/games/{id}/{path}"),
+            &headers,
+            json!({}),
+        )
+    };
+    // Not before the end, and not for a watcher.
+    let (status, err) = post("rematch", &white);
+    assert_eq!((status, code(&err)), (409, "game_not_over"), "{err}");
+    let (status, _) = post("resign", &black);
+    assert_eq!(status, 200);
+    let (status, err) = post("rematch", "");
+    assert_eq!((status, code(&err)), (403, "not_a_player"), "{err}");
+
+    // White's page follows the game: Black's request reaches it as a state event.
+    let path = format!("/api/games/{id}/events?after=0&seat={white}");
+    let (asked, pushed) = std::thread::scope(|s| {
+        let follower = s.spawn(|| read_events(&server, &path, &[], "rematch_url"));
+        std::thread::sleep(Duration::from_millis(300));
+        let (status, asked) = post("rematch", &black);
+        assert_eq!(status, 200, "{asked}");
+        (asked, follower.join().unwrap())
+    });
+    let black_next = asked["rematch_url"].as_str().unwrap().to_string();
+    let white_next = pushed
+        .split("\"rematch_url\":\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_string();
+    assert_ne!(white_next, black_next);
+    // The same rematch when White asks too.
+    let (_, again) = post("rematch", &white);
+    assert_eq!(again["rematch_url"].as_str(), Some(white_next.as_str()));
+
+    // In the new game the old Black plays White (and moves first), the old White Black.
+    let next_id = black_next
+        .split("game=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap();
+    assert_ne!(next_id, id);
+    assert!(white_next.contains(next_id), "{white_next}");
+    let seat_of = |url: &str| {
+        let (_, g) = server.json(
+            "GET",
+            &format!("/api/games/{next_id}"),
+            &[("X-Dama-Seat", &secret(&json!(url)))],
+            Value::Null,
+        );
+        (g["seat"].clone(), g["turn"].clone(), g["ply"].clone())
+    };
+    assert_eq!(
+        seat_of(&black_next),
+        (json!("white"), json!("player"), json!(0))
+    );
+    assert_eq!(
+        seat_of(&white_next),
+        (json!("black"), json!("opponent"), json!(0))
+    );
+    // A watcher of the old game is sent to watch the new one.
+    let (_, watched) = server.json("GET", &format!("/api/games/{id}"), &[], Value::Null);
+    assert_eq!(watched["rematch_url"], format!("/?game={next_id}"));
+}
