@@ -14,6 +14,7 @@
 //! | --- | --- | --- |
 //! | `GET /api` | | the variants with their rules, the levels, the limits |
 //! | `POST /api/games` | `{"variant"?, "level"?, "seed"?, "fen"?, "opponent"?}` | 201, the new game (and its seats' page addresses) |
+//! | `GET /api/preview?variant=&level=` | | a new computer game as it looks before the first move, stored nowhere (`id` empty), with `targets` (per square of the player's pieces, what `.../targets` would answer): the page shows it and creates the game with the first move |
 //! | `GET /api/games/{id}` | | the game |
 //! | `GET /api/games/{id}/events?after=N` | | Server-Sent Events: each move after the N-th |
 //! | `DELETE /api/games/{id}` | | 204 |
@@ -97,6 +98,7 @@ pub fn router(state: Arc<State>) -> Router {
         .merge(assets::routes::<State>())
         .route("/api", get(info))
         .route("/api/games", post(games::new_game))
+        .route("/api/preview", get(games::preview))
         .route("/api/games/{id}", get(games::show).delete(games::forget))
         .route("/api/games/{id}/targets", get(moves::targets))
         .route("/api/games/{id}/move", post(moves::play))

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::error::ApiError;
 use super::guard::Player;
+use super::moves::{piece_view, TargetsView};
 use super::request::{
     body_object, commit, find, found, game_id, level_of, limited, ok, shown, undo_point,
     unknown_game, variant_of,
@@ -208,4 +209,54 @@ pub(crate) async fn set_level(
     commit(&state, id, &mut entry, undo).await?;
     let last = last_computer_view(&entry);
     Ok(ok(StatusCode::OK, game_view(id, &entry, last, seat)))
+}
+
+/// The query of `GET /api/preview`.
+#[derive(serde::Deserialize)]
+pub(crate) struct PreviewQuery {
+    variant: Option<String>,
+    level: Option<String>,
+}
+
+/// `GET /api/preview?variant=&level=`: a new computer game as its page shows it before the
+/// first move, stored nowhere (its `id` is empty), with `targets`, what `GET .../targets`
+/// would answer for each of the player's pieces: a page shows it to a visitor and creates the
+/// game (`POST /api/games`) only with the first move, so that idle visitors take no place
+/// among the live games.
+pub(crate) async fn preview(
+    query: Result<axum::extract::Query<PreviewQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let axum::extract::Query(q) = query?;
+    let variant = variant_of(q.variant.map(Value::String).as_ref())?;
+    let level = match q.level {
+        None => Level::Normal,
+        Some(text) => level_of(&Value::String(text))?,
+    };
+    let entry = Entry::new(
+        Model::new(variant, Position::start(), level),
+        Kind::Computer,
+        0,
+        None,
+    );
+    let mut game = game_view(GameId::NONE, &entry, None, Some(Seat::Owner));
+    game.id = String::new();
+    // What `GET .../targets` would answer for each of the player's pieces, so that the first
+    // move is chosen before the game exists.
+    let g = entry.model.game();
+    let pos = g.position();
+    let targets = dama_rules::Square::ALL
+        .into_iter()
+        .filter(|&sq| pos.piece_at(sq).is_some_and(|p| p.color == pos.turn()))
+        .map(|sq| (sq.number().to_string(), piece_view(g, sq)))
+        .collect();
+    Ok(ok(StatusCode::OK, Preview { game, targets }))
+}
+
+/// A game before it exists, and its first move's choices.
+#[derive(Serialize)]
+struct Preview {
+    #[serde(flatten)]
+    game: GameView,
+    /// Per square of the player's pieces: what `GET .../targets` would answer.
+    targets: std::collections::BTreeMap<String, TargetsView>,
 }

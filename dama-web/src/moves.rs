@@ -45,8 +45,9 @@ struct PieceMove {
     paths: Vec<Vec<u8>>,
 }
 
+/// A piece's moves, or why it has none (`GET .../targets`).
 #[derive(Serialize)]
-struct TargetsView {
+pub(crate) struct TargetsView {
     square: u8,
     moves: Vec<PieceMove>,
     /// The squares the piece may land on first.
@@ -96,9 +97,14 @@ pub(crate) async fn targets(
     let game = find(&state, id).await?;
     let entry = game.lock().await;
     players_turn(&entry, entry.seat(seat_secret(&headers)))?;
-    let g = entry.model.game();
+    let view = piece_view(entry.model.game(), sq);
+    Ok(ok(StatusCode::OK, view))
+}
+
+/// The moves of the piece on `sq` in `g` with their landing paths, or the reason it has none.
+pub(crate) fn piece_view(g: &Game, sq: Square) -> TargetsView {
     let variant = g.variant();
-    let view = match piece_moves(variant, g.position(), sq) {
+    match piece_moves(variant, g.position(), sq) {
         Ok(list) => {
             let mut targets: Vec<u8> = list
                 .iter()
@@ -134,8 +140,7 @@ pub(crate) async fn targets(
             kings_refused: kings_refused(g, sq),
             reason: Some(reason_view(g, &why)),
         },
-    };
-    Ok(ok(StatusCode::OK, view))
+    }
 }
 
 #[derive(Serialize)]

@@ -26,6 +26,9 @@ use crate::db::{Credit, Db, DbError, GameRow};
 pub struct GameId(u128);
 
 impl GameId {
+    /// No game's id (a game's is random): stands for a game not created yet.
+    pub const NONE: GameId = GameId(0);
+
     /// A fresh random id.
     pub fn random() -> GameId {
         GameId(rand::random())

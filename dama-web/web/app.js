@@ -24,6 +24,7 @@ import { el } from '/board.js';
   const S = {
     game: null,          // the server's view of the game
     sel: null,           // { from, moves, path }
+    draft: false,        // the game is the server's preview: created at the first move
     marked: [],          // squares of pieces that must capture (after a refusal)
     busy: false,         // a request or an animation is under way
     level: LEVELS.includes(STORE.get('level')) ? STORE.get('level') : 'normal',
@@ -561,7 +562,12 @@ import { el } from '/board.js';
   async function select(sq) {
     setBusy(true);
     try {
-      const r = await api('GET', `/api/games/${S.game.id}/targets?square=${sq}`);
+      // A game not created yet: its preview has every piece's targets.
+      let r = S.draft && S.game.targets ? S.game.targets[sq] : null;
+      if (!r) {
+        await created();
+        r = await api('GET', `/api/games/${S.game.id}/targets?square=${sq}`);
+      }
       clearSelection();
       if (r.reason) {
         S.marked = r.reason.squares || [];
@@ -639,6 +645,8 @@ import { el } from '/board.js';
     say('');
     drawMarks();
     try {
+      // The first move creates the game (until now the server's preview).
+      await created();
       const r = await api('POST', `/api/games/${S.game.id}/move`, { path: [from, ...path] });
       await animate(r.played);
       S.game = r.game;
@@ -712,9 +720,12 @@ import { el } from '/board.js';
     say(t('offline', { e: e && e.message ? e.message : String(e) }));
   }
 
+  /// A new game against the computer, shown before it exists: the server's preview of it
+  /// (stored nowhere, with its pieces' targets); the game is created with the first move
+  /// (`created`), so an idle visitor takes no place among the server's live games.
   async function newGame(message) {
     setBusy(true);
-    const old = S.game && S.game.opponent === 'computer' && S.game.turn !== 'over' && S.game.seat === 'owner'
+    const old = S.game && !S.draft && S.game.opponent === 'computer' && S.game.turn !== 'over' && S.game.seat === 'owner'
       ? { id: S.game.id, secret: S.seat } : null;
     clearSelection();
     unfollow();
@@ -726,12 +737,12 @@ import { el } from '/board.js';
       history.pushState(null, '', '/');
     }
     try {
-      const g = await api('POST', '/api/games', { variant: S.variant, level: S.level });
-      SEATS.set(g.id, g.secret);
-      S.seat = g.secret;
-      useSeat(S.seat);
-      S.game = g;
-      STORE.set('game', S.game.id);
+      const q = `variant=${encodeURIComponent(S.variant)}&level=${encodeURIComponent(S.level)}`;
+      S.game = await api('GET', `/api/preview?${q}`);
+      S.draft = true;
+      S.seat = null;
+      useSeat(null);
+      STORE.del('game');
       // An unfinished game left for a new one is deleted; a finished one stays for its review.
       if (old && old.secret) api('DELETE', `/api/games/${old.id}`, undefined, old.secret).catch(() => {});
       render();
@@ -742,6 +753,21 @@ import { el } from '/board.js';
     } finally {
       setBusy(false);
     }
+  }
+
+  /// The game shown as a preview, created now that the player moves first (a new game on
+  /// this page has the light pieces, which move first). Throws what the server refused.
+  async function created() {
+    if (!S.draft) return true;
+    const g = await api('POST', '/api/games', { variant: S.variant, level: S.level });
+    SEATS.set(g.id, g.secret);
+    S.seat = g.secret;
+    useSeat(S.seat);
+    S.game = g;
+    S.draft = false;
+    STORE.set('game', g.id);
+    render();
+    return true;
   }
 
   /// A game between people (`friend`: two browsers; `pass`: this one): its seat's page.
@@ -851,8 +877,14 @@ import { el } from '/board.js';
     drawLevel();
     say(t('level_set', { k: LEVELS.indexOf(name) + 1, name: levelName(name) }));
     if (!S.game || S.game.opponent !== 'computer' || S.game.seat !== 'owner') return;
+    const draft = S.draft;
     try {
-      const g = await api('POST', `/api/games/${S.game.id}/level`, { level: name });
+      // A game not created yet: its preview at the new level.
+      const g = draft
+        ? await api('GET', `/api/preview?variant=${encodeURIComponent(S.variant)}&level=${encodeURIComponent(name)}`)
+        : await api('POST', `/api/games/${S.game.id}/level`, { level: name });
+      // Created meanwhile (its level is the one asked: S.level).
+      if (draft && !S.draft) return;
       if (!S.busy) {
         S.game = g;
         render();

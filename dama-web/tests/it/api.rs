@@ -1014,3 +1014,65 @@ fn a_finished_friend_game_has_a_rematch_with_the_colours_swapped() {
     let (_, watched) = server.json("GET", &format!("/api/games/{id}"), &[], Value::Null);
     assert_eq!(watched["rematch_url"], format!("/?game={next_id}"));
 }
+
+/// The `dama_live_games` gauge of `/metrics`.
+fn live_games(server: &Running) -> u64 {
+    let text = server.send("GET", "/metrics", &[], "").body;
+    text.lines()
+        .find_map(|l| l.strip_prefix("dama_live_games "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no dama_live_games in {text}"))
+}
+
+#[test]
+fn a_visit_creates_no_game_until_the_first_move() {
+    let server = Running::start(opts());
+    // What the page asks on a first visit: the page, the API, its record, the preview.
+    assert_eq!(server.send("GET", "/", &[], "").status, 200);
+    assert_eq!(server.json("GET", "/api", &[], Value::Null).0, 200);
+    assert_eq!(server.json("GET", "/api/me", &[], Value::Null).0, 200);
+    let (status, preview) = server.json(
+        "GET",
+        "/api/preview?variant=italian&level=novice",
+        &[],
+        Value::Null,
+    );
+    assert_eq!(status, 200, "{preview}");
+    assert_eq!(live_games(&server), 0);
+    assert_eq!(
+        (preview["id"].as_str(), preview["turn"].as_str()),
+        (Some(""), Some("player"))
+    );
+    assert_eq!(preview["level"], "novice");
+    // Every piece of the player's has its targets, as a created game's would.
+    assert_eq!(
+        preview["targets"].as_object().unwrap().len(),
+        12,
+        "{preview}"
+    );
+    assert_eq!(preview["targets"]["22"]["targets"], json!([18, 19]));
+    assert_eq!(preview["targets"]["30"]["reason"]["code"], "blocked");
+    let (status, err) = server.json("GET", "/api/preview?level=7", &[], Value::Null);
+    assert_eq!((status, code(&err)), (400, "bad_level"), "{err}");
+
+    // The first move: the game is created, then the move played.
+    let (status, g) = server.json("POST", "/api/games", &[], json!({"level": "novice"}));
+    assert_eq!(status, 201, "{g}");
+    assert_eq!(live_games(&server), 1);
+    let id = g["id"].as_str().unwrap();
+    let owner = [("X-Dama-Seat", g["secret"].as_str().unwrap())];
+    let (_, t) = server.json(
+        "GET",
+        &format!("/api/games/{id}/targets?square=22"),
+        &owner,
+        Value::Null,
+    );
+    assert_eq!(t, preview["targets"]["22"]);
+    let (status, played) = server.json(
+        "POST",
+        &format!("/api/games/{id}/move"),
+        &owner,
+        json!({"path": [22, 18]}),
+    );
+    assert_eq!(status, 200, "{played}");
+}
