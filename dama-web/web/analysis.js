@@ -172,8 +172,15 @@ function drawMoveList(g) {
       + (mark ? ', ' + t({ '?!': 'inaccuracy', '?': 'mistake', '??': 'blunder' }[mark]) : '');
     btn.setAttribute('aria-label', label);
   }
+  // The current move shown inside the list's own box: the list scrolls, never the page
+  // (on a phone the page would carry the board away).
   const cur = ol.querySelector('.mv.current');
-  if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: 'nearest' });
+  if (cur) {
+    const top = cur.offsetTop;
+    const bottom = top + cur.offsetHeight;
+    if (top < ol.scrollTop) ol.scrollTop = top;
+    else if (bottom > ol.scrollTop + ol.clientHeight) ol.scrollTop = bottom - ol.clientHeight;
+  }
 }
 
 function drawGraph(g) {
