@@ -25,4 +25,7 @@
 
 mod model;
 
-pub use model::{piece_moves, refusal, title, Model, Opponent, PieceMoves, NO_PROGRESS_SHOWN};
+pub use model::{
+    king_capture_refused, piece_moves, refusal, title, KingRefusal, Model, Opponent, PieceMoves,
+    NO_PROGRESS_SHOWN,
+};

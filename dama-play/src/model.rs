@@ -625,37 +625,8 @@ impl Model {
     /// `a man may not capture a king` when the man on `from` would capture a king by going
     /// to `to` (its first landing or its end), in a variant whose men may not capture kings.
     fn king_refusal(&self, from: Square, to: Square) -> Option<String> {
-        let variant = self.game.variant();
-        let pos = *self.game.position();
-        let men_take_kings = with_rules!(variant, R => <R as Rules>::MEN_CAPTURE_KINGS);
-        let piece = pos.piece_at(from)?;
-        if men_take_kings || piece.role != Role::Man || piece.color != pos.turn() {
-            return None;
-        }
-        let kings = pos.kings(!pos.turn());
-        // The same board with the opponent's kings as men: a capture there that takes one of
-        // them is a capture the man would have, were the kings men.
-        let as_men = Position::from_bitboards(
-            pos.pieces(Color::White),
-            pos.pieces(Color::Black),
-            pos.kings(pos.turn()),
-            pos.turn(),
-        )
-        .ok()?;
-        let would = as_men.legal_moves_for(variant).iter().any(|&m| {
-            m.from() == from
-                && (m.captured() & kings).any()
-                && with_rules!(variant, R => as_men.capture_paths::<R>(m))
-                    .iter()
-                    .any(|path| path.first() == Some(&to) || path.last() == Some(&to))
-        });
-        let king = kings.iter().find(|&k| {
-            let (r, c) = (i16::from(k.row()), i16::from(k.column()));
-            let (r0, c0) = (i16::from(from.row()), i16::from(from.column()));
-            let (r1, c1) = (i16::from(to.row()), i16::from(to.column()));
-            2 * r == r0 + r1 && 2 * c == c0 + c1
-        });
-        would.then(|| match king {
+        let refused = king_capture_refused(self.game.variant(), self.game.position(), from, to)?;
+        Some(match refused.king {
             Some(k) => format!(
                 "a man may not capture a king (the king on {})",
                 self.name(k)
@@ -764,6 +735,71 @@ pub fn piece_moves(variant: Variant, pos: &Position, sq: Square) -> Result<Piece
             (m, paths)
         })
         .collect())
+}
+
+/// A man's move refused because it would capture a king: see [`king_capture_refused`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct KingRefusal {
+    /// The king jumped over, when the step from the man to the square asked passes one.
+    pub king: Option<Square>,
+}
+
+/// Whether the man of the side to move on `from` would capture a king by going to `to` (its
+/// first landing or its end), were the opponent's kings men, in a variant whose men may not
+/// capture kings (Italian): the reason to give instead of a plain "cannot go there". `None`
+/// when the rules allow it, the piece is not a man of the side to move, or no such capture
+/// exists.
+///
+/// ```
+/// use dama_play::king_capture_refused;
+/// use dama_rules::notation::fen;
+/// use dama_rules::{Square, Variant};
+///
+/// let pos = fen::parse("W:W22:BK18")?;
+/// let sq = |n| Square::new(n).unwrap();
+/// let refused = king_capture_refused(Variant::Italian, &pos, sq(22), sq(13)).unwrap();
+/// assert_eq!(refused.king, Some(sq(18)));
+/// assert_eq!(king_capture_refused(Variant::Spanish, &pos, sq(22), sq(13)), None);
+/// # Ok::<_, dama_rules::Error>(())
+/// ```
+pub fn king_capture_refused(
+    variant: Variant,
+    pos: &Position,
+    from: Square,
+    to: Square,
+) -> Option<KingRefusal> {
+    let men_take_kings = with_rules!(variant, R => <R as Rules>::MEN_CAPTURE_KINGS);
+    let piece = pos.piece_at(from)?;
+    if men_take_kings || piece.role != Role::Man || piece.color != pos.turn() {
+        return None;
+    }
+    let kings = pos.kings(!pos.turn());
+    if !kings.any() {
+        return None;
+    }
+    // The same board with the opponent's kings as men: a capture there that takes one of
+    // them is a capture the man would have, were the kings men.
+    let as_men = Position::from_bitboards(
+        pos.pieces(Color::White),
+        pos.pieces(Color::Black),
+        pos.kings(pos.turn()),
+        pos.turn(),
+    )
+    .ok()?;
+    let would = as_men.legal_moves_for(variant).iter().any(|&m| {
+        m.from() == from
+            && (m.captured() & kings).any()
+            && with_rules!(variant, R => as_men.capture_paths::<R>(m))
+                .iter()
+                .any(|path| path.first() == Some(&to) || path.last() == Some(&to))
+    });
+    let king = kings.iter().find(|&k| {
+        let (r, c) = (i16::from(k.row()), i16::from(k.column()));
+        let (r0, c0) = (i16::from(from.row()), i16::from(from.column()));
+        let (r1, c1) = (i16::from(to.row()), i16::from(to.column()));
+        2 * r == r0 + r1 && 2 * c == c0 + c1
+    });
+    would.then_some(KingRefusal { king })
 }
 
 /// Why a typed move was refused: the rules' reason, naming the compulsory captures.

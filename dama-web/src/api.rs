@@ -14,19 +14,21 @@
 //! | --- | --- | --- |
 //! | `GET /api` | | the variants with their rules, the levels, the limits |
 //! | `POST /api/games` | `{"variant"?, "level"?, "seed"?, "fen"?, "opponent"?}` | 201, the new game (and its seats' page addresses) |
+//! | `GET /api/preview?variant=&level=` | | a new computer game as it looks before the first move, stored nowhere (`id` empty), with `targets` (per square of the player's pieces, what `.../targets` would answer): the page shows it and creates the game with the first move |
 //! | `GET /api/games/{id}` | | the game |
 //! | `GET /api/games/{id}/events?after=N` | | Server-Sent Events: each move after the N-th |
 //! | `DELETE /api/games/{id}` | | 204 |
-//! | `GET /api/games/{id}/targets?square=N` | | the piece's moves, or the reason it has none |
+//! | `GET /api/games/{id}/targets?square=N` | | the piece's moves, or the reason it has none; `kings_refused`: the squares a man may not go to because it would capture a king there (Italian), each with the king (`to`, `king`) |
 //! | `POST /api/games/{id}/move` | `{"path": [from, landing, ...]}` or `{"move": "22-18"}` | the game and the move played |
 //! | `POST /api/games/{id}/reply` | | the game after the computer's move, and that move |
 //! | `POST /api/games/{id}/level` | `{"level": "easy"}` or `{"level": 2}` | the game |
 //! | `POST /api/games/{id}/resign` | | a friend game: the seat's side resigns |
 //! | `POST /api/games/{id}/draw` | `{"action": "offer" \| "accept" \| "decline"}` | a friend game: a draw offered to the other seat, accepted or declined (`draw_offer` in the game) |
+//! | `POST /api/games/{id}/rematch` | | a finished friend game: the same start again, colours swapped; each seat's new address in `rematch_url` (pushed to the other seat as a `state` event) |
 //! | `GET /api/games/{id}/pdn` | | the game as a PDN file (tags `Event`, `Site`, `Date`, `White`, `Black`, `Result`, `GameType`, `FEN`, `Level`) |
 //! | `POST /api/reviews` | `{"pdn", "variant"?, "depth"?, "nodes"?, "stream"?}` | every move of every game with its mark, the score before it, the best move and line (see `review.rs`) |
 //! | `GET /api/analysis?fen=&variant=&multipv=3&depth=&nodes=&time_ms=` | | Server-Sent Events: the live lines, the tables' verdict (see `live.rs`) |
-//! | `GET /api/me` | | the player's record (the `dama_player` cookie) per level |
+//! | `GET /api/me` | | the player's record (the `dama_player` cookie) per level; a game from a set-up position (`from_setup` in the game) is not in it |
 //! | `GET /healthz` | | 200 while the server and its database answer |
 //! | `GET /metrics` | | counters in the Prometheus text format |
 //!
@@ -53,6 +55,17 @@
 //! or a PDN the reader refuses (its message, and `line` and `column`),
 //! 429 too many requests from one address (with `Retry-After`), 503 too many live games or
 //! the database refused a write, or no analysis slot came free in time.
+//!
+//! `code` is stable, one of a fixed list: `ambiguous_move`, `analysis_busy`, `bad_action`,
+//! `bad_budget`, `bad_event_id`, `bad_fen`, `bad_game_id`, `bad_level`, `bad_opponent`,
+//! `bad_path`, `bad_pdn`, `bad_request`, `bad_seed`, `bad_square`, `bad_variant`,
+//! `body_timeout`, `body_too_large`, `busy`, `computer_thinking`, `game_not_over`, `game_over`,
+//! `illegal_move`, `internal`, `malformed_json`, `malformed_move`, `method_not_allowed`,
+//! `no_offer`, `not_a_friend_game`, `not_a_player`, `not_computer_turn`, `not_found`,
+//! `not_your_turn`, `offer_pending`, `rate_limited`, `stopping`, `storage`, `too_long`,
+//! `too_many_games`, `too_many_streams`, `unknown_field`, `unknown_game`. The page shows each
+//! in its language (a code it does not know, by `message`); `message` is English and may
+//! change.
 
 use std::sync::Arc;
 
@@ -85,6 +98,7 @@ pub fn router(state: Arc<State>) -> Router {
         .merge(assets::routes::<State>())
         .route("/api", get(info))
         .route("/api/games", post(games::new_game))
+        .route("/api/preview", get(games::preview))
         .route("/api/games/{id}", get(games::show).delete(games::forget))
         .route("/api/games/{id}/targets", get(moves::targets))
         .route("/api/games/{id}/move", post(moves::play))
@@ -92,6 +106,7 @@ pub fn router(state: Arc<State>) -> Router {
         .route("/api/games/{id}/level", post(games::set_level))
         .route("/api/games/{id}/resign", post(seats::resign))
         .route("/api/games/{id}/draw", post(seats::draw))
+        .route("/api/games/{id}/rematch", post(seats::rematch))
         .route("/api/games/{id}/events", get(follow::events))
         .route("/api/games/{id}/pdn", get(review::game_pdn))
         .route(

@@ -10,6 +10,52 @@ use super::review::REVIEW_BODY_LIMIT;
 use super::state::BODY_LIMIT;
 use super::views::ReasonView;
 
+/// Every `code` an error answer may carry: the page has a text for each, in each of its
+/// languages (`e_<code>` in `web/texts.js`). A code is added here, and there, before use.
+pub(crate) const CODES: &[&str] = &[
+    "ambiguous_move",
+    "analysis_busy",
+    "bad_action",
+    "bad_budget",
+    "bad_event_id",
+    "bad_fen",
+    "bad_game_id",
+    "bad_level",
+    "bad_opponent",
+    "bad_path",
+    "bad_pdn",
+    "bad_request",
+    "bad_seed",
+    "bad_square",
+    "bad_variant",
+    "body_timeout",
+    "body_too_large",
+    "busy",
+    "computer_thinking",
+    "game_not_over",
+    "game_over",
+    "illegal_move",
+    "internal",
+    "malformed_json",
+    "malformed_move",
+    "method_not_allowed",
+    "no_offer",
+    "not_a_friend_game",
+    "not_a_player",
+    "not_computer_turn",
+    "not_found",
+    "not_your_turn",
+    "offer_pending",
+    "rate_limited",
+    "stopping",
+    "storage",
+    "too_long",
+    "too_many_games",
+    "too_many_streams",
+    "unknown_field",
+    "unknown_game",
+];
+
 /// An error answer: a status, a code for programs, a message for people and, for a refused
 /// move or selection, the rules' reason.
 #[derive(Debug)]
@@ -31,6 +77,10 @@ impl ApiError {
         code: &'static str,
         message: impl Into<String>,
     ) -> ApiError {
+        debug_assert!(
+            CODES.contains(&code),
+            "the error code {code:?} is not in CODES"
+        );
         ApiError {
             status,
             code,
@@ -104,12 +154,12 @@ impl ApiError {
     /// 422: a move or selection the rules refuse, with their reason.
     pub(super) fn illegal(reason: ReasonView) -> ApiError {
         ApiError {
-            status: StatusCode::UNPROCESSABLE_ENTITY,
-            code: "illegal_move",
-            message: reason.message.clone(),
-            reason: Some(Box::new(reason)),
-            retry_after: None,
-            at: None,
+            reason: Some(Box::new(reason.clone())),
+            ..ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "illegal_move",
+                reason.message,
+            )
         }
     }
 
@@ -120,19 +170,18 @@ impl ApiError {
 
     /// An extractor's rejection (a body too large, a bad path or query) as JSON.
     pub(super) fn rejected(status: StatusCode, text: String) -> ApiError {
-        let code = match status {
-            StatusCode::PAYLOAD_TOO_LARGE => "body_too_large",
-            _ => "bad_request",
-        };
-        let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            format!(
-                "the request body is too large: at most {BODY_LIMIT} bytes are accepted \
-                 ({REVIEW_BODY_LIMIT} for POST /api/reviews)"
+        if status == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                status,
+                "body_too_large",
+                format!(
+                    "the request body is too large: at most {BODY_LIMIT} bytes are accepted \
+                     ({REVIEW_BODY_LIMIT} for POST /api/reviews)"
+                ),
             )
         } else {
-            text
-        };
-        ApiError::new(status, code, message)
+            ApiError::new(status, "bad_request", text)
+        }
     }
 }
 
@@ -237,4 +286,115 @@ pub(super) async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
             dama_rules::quote(uri.path())
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The string literals of `text` that name an error code: the second argument of
+    /// `ApiError::new` and the first of its shorthands `bad`, `conflict` and `forbidden`.
+    fn codes_in(text: &str) -> Vec<String> {
+        let shorthands = [
+            "ApiError::bad(",
+            "ApiError::conflict(",
+            "ApiError::forbidden(",
+        ];
+        let mut found = Vec::new();
+        for (at, _) in text.match_indices('"') {
+            let before = text[..at].trim_end();
+            let rest = &text[at + 1..];
+            let Some(end) = rest.find('"') else { continue };
+            let word = &rest[..end];
+            let is_code = !word.is_empty()
+                && word.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                && word.contains('_');
+            // `ApiError::new(<a status>, "code"`: only a name or path before the comma.
+            let second = before.strip_suffix(',').is_some_and(|head| {
+                head.rfind("ApiError::new(").is_some_and(|i| {
+                    head[i + "ApiError::new(".len()..].chars().all(|c| {
+                        c.is_ascii_alphanumeric() || c == '_' || c == ':' || c.is_whitespace()
+                    })
+                })
+            });
+            if is_code && (second || shorthands.iter().any(|m| before.ends_with(m))) {
+                found.push(word.to_string());
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn every_code_in_the_sources_is_listed() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+        let mut seen = Vec::new();
+        for file in std::fs::read_dir(dir).unwrap() {
+            let path = file.unwrap().path();
+            if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                // The code, not its tests (which make up codes to check the scan).
+                let code_part = text.split("#[cfg(test)]").next().unwrap_or_default();
+                for code in codes_in(code_part) {
+                    assert!(
+                        CODES.contains(&code.as_str()),
+                        "{}: code {code:?} is not in CODES",
+                        path.display()
+                    );
+                    seen.push(code);
+                }
+            }
+        }
+        // The scan finds the codes it should (else it would pass on nothing).
+        for known in [
+            "unknown_game",
+            "not_your_turn",
+            "body_too_large",
+            "rate_limited",
+        ] {
+            assert!(
+                seen.iter().any(|c| c == known),
+                "{known} not found by the scan"
+            );
+        }
+    }
+
+    #[test]
+    fn the_page_has_a_text_for_every_code_in_each_language() {
+        let texts = include_str!("../web/texts.js");
+        for lang in ["en", "pl", "it"] {
+            let start = texts
+                .find(&format!("\n  {lang}: {{"))
+                .unwrap_or_else(|| panic!("no {lang} texts"));
+            let end = texts[start + 1..]
+                .find("\n  },")
+                .map_or(texts.len(), |e| start + 1 + e);
+            let block = &texts[start..end];
+            for code in CODES {
+                let key = format!("e_{code}: '");
+                assert!(
+                    block.contains(&key),
+                    "texts.js ({lang}) has no text for the error code {code}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_apis_documentation_lists_every_code() {
+        let doc = include_str!("api.rs");
+        for code in CODES {
+            assert!(
+                doc.contains(&format!("`{code}`")),
+                "api.rs does not document the code {code}"
+            );
+        }
+    }
+
+    #[test]
+    fn codes_are_found_after_constructors_and_statuses() {
+        let text = r#"ApiError::bad("bad_x", "the text") ApiError::new(
+            StatusCode::CONFLICT,
+            "some_code", "no") ApiError::new(status, "from_status", m) x("not_one")"#;
+        assert_eq!(codes_in(text), ["bad_x", "some_code", "from_status"]);
+    }
 }

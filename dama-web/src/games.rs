@@ -17,13 +17,14 @@ use serde_json::Value;
 
 use super::error::ApiError;
 use super::guard::Player;
+use super::moves::{piece_view, TargetsView};
 use super::request::{
     body_object, commit, find, found, game_id, level_of, limited, ok, shown, undo_point,
     unknown_game, variant_of,
 };
 use super::seats::{a_player, seat_secret};
-use super::state::AxState;
-use super::store::{Entry, Kind, Seat};
+use super::state::{AxState, State};
+use super::store::{Entry, GameId, Kind, Seat, Shared};
 use super::views::{game_view, last_computer_view, seat_url, GameView};
 
 #[derive(Serialize)]
@@ -93,23 +94,8 @@ pub(crate) async fn new_game(
         Kind::Friend | Kind::Pass => Model::friends(variant, start),
     };
     let entry = Entry::new(model, kind, seed, Some(player.0));
-    let (id, game) = state.store.insert(entry).map_err(|full| {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "too_many_games",
-            format!(
-                "{} games are in play, the most this server keeps; try again when one has \
-                 ended or expired",
-                full.cap
-            ),
-        )
-    })?;
+    let (id, game) = create(&state, entry).await?;
     let entry = game.lock().await;
-    if let Err(err) = state.store.commit(id, &entry, Vec::new()).await {
-        drop(entry);
-        let _ = state.store.remove(id).await;
-        return Err(ApiError::storage(&err));
-    }
     tracing::info!(%id, variant = variant.name(), level = level.name(), opponent = kind.name(), "new game");
     let seat = match kind {
         Kind::Computer => Seat::Owner,
@@ -128,6 +114,29 @@ pub(crate) async fn new_game(
         black_url,
     };
     Ok(ok(StatusCode::CREATED, created))
+}
+
+/// Puts the new game `entry` into the store and the database: its id and the game.
+pub(crate) async fn create(state: &State, entry: Entry) -> Result<(GameId, Shared), ApiError> {
+    let (id, game) = state.store.insert(entry).map_err(|full| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too_many_games",
+            format!(
+                "{} games are in play, the most this server keeps; try again when one has \
+                 ended or expired",
+                full.cap
+            ),
+        )
+    })?;
+    let entry = game.lock().await;
+    if let Err(err) = state.store.commit(id, &entry, Vec::new()).await {
+        drop(entry);
+        let _ = state.store.remove(id).await;
+        return Err(ApiError::storage(&err));
+    }
+    drop(entry);
+    Ok((id, game))
 }
 
 /// A start position given as FEN (the player has the side to move: the light pieces from
@@ -200,4 +209,54 @@ pub(crate) async fn set_level(
     commit(&state, id, &mut entry, undo).await?;
     let last = last_computer_view(&entry);
     Ok(ok(StatusCode::OK, game_view(id, &entry, last, seat)))
+}
+
+/// The query of `GET /api/preview`.
+#[derive(serde::Deserialize)]
+pub(crate) struct PreviewQuery {
+    variant: Option<String>,
+    level: Option<String>,
+}
+
+/// `GET /api/preview?variant=&level=`: a new computer game as its page shows it before the
+/// first move, stored nowhere (its `id` is empty), with `targets`, what `GET .../targets`
+/// would answer for each of the player's pieces: a page shows it to a visitor and creates the
+/// game (`POST /api/games`) only with the first move, so that idle visitors take no place
+/// among the live games.
+pub(crate) async fn preview(
+    query: Result<axum::extract::Query<PreviewQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let axum::extract::Query(q) = query?;
+    let variant = variant_of(q.variant.map(Value::String).as_ref())?;
+    let level = match q.level {
+        None => Level::Normal,
+        Some(text) => level_of(&Value::String(text))?,
+    };
+    let entry = Entry::new(
+        Model::new(variant, Position::start(), level),
+        Kind::Computer,
+        0,
+        None,
+    );
+    let mut game = game_view(GameId::NONE, &entry, None, Some(Seat::Owner));
+    game.id = String::new();
+    // What `GET .../targets` would answer for each of the player's pieces, so that the first
+    // move is chosen before the game exists.
+    let g = entry.model.game();
+    let pos = g.position();
+    let targets = dama_rules::Square::ALL
+        .into_iter()
+        .filter(|&sq| pos.piece_at(sq).is_some_and(|p| p.color == pos.turn()))
+        .map(|sq| (sq.number().to_string(), piece_view(g, sq)))
+        .collect();
+    Ok(ok(StatusCode::OK, Preview { game, targets }))
+}
+
+/// A game before it exists, and its first move's choices.
+#[derive(Serialize)]
+struct Preview {
+    #[serde(flatten)]
+    game: GameView,
+    /// Per square of the player's pieces: what `GET .../targets` would answer.
+    targets: std::collections::BTreeMap<String, TargetsView>,
 }

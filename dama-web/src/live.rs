@@ -11,7 +11,9 @@
 //!
 //! The search has a budget (`time_ms`, at most 30 s, 10 s unless asked; `depth`; `nodes`) and
 //! a slot of the analysis's own (503 `analysis_busy` when none is free within 10 s); it stops
-//! as soon as the page closes the stream.
+//! as soon as the page closes the stream. The stream counts against the client address's cap
+//! on event streams, as a game's does (429 `too_many_streams` beyond), and ends after the
+//! same lifetime.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -29,6 +31,7 @@ use serde_json::json;
 
 use super::analysis::{line_view, table_view, Asked, MAX_LINES, SLOT_WAIT};
 use super::error::ApiError;
+use super::guard;
 use super::request::{event_stream, limited, variant_of};
 use super::state::State;
 
@@ -92,6 +95,19 @@ pub async fn analysis(
     limited(&state, state.replies.as_ref(), &headers, peer.as_ref())?;
     let Query(q) = query?;
     let (game, lines, asked) = ask(&q)?;
+    // A stream like a game's: under the address's cap on streams, and with their lifetime.
+    let ip = guard::request_ip(&state, &headers, peer.as_ref().map(|e| &e.0));
+    let ticket = state
+        .streams
+        .take(ip, state.streams_per_address)
+        .ok_or_else(|| {
+            state
+                .metrics
+                .rate_limited
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            ApiError::too_many_streams(state.streams_per_address)
+        })?;
+    let until = tokio::time::Instant::now() + state.stream_lifetime;
     let analyst = Arc::clone(&state.analyst);
     let permit = analyst.slot(Some(SLOT_WAIT)).await.ok_or_else(|| {
         ApiError::new(
@@ -148,8 +164,13 @@ pub async fn analysis(
             .send(Event::default().event("done").data(done.to_string()))
             .await;
     });
-    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|e| (Ok::<_, Infallible>(e), rx))
+    // The ticket is held while the stream lasts; past its lifetime the stream ends (and the
+    // search with it: its sender is closed).
+    let stream = futures_util::stream::unfold((rx, ticket), move |(mut rx, ticket)| async move {
+        tokio::select! {
+            e = rx.recv() => e.map(|e| (Ok::<_, Infallible>(e), (rx, ticket))),
+            () = tokio::time::sleep_until(until) => None,
+        }
     });
     Ok(event_stream(stream))
 }

@@ -10,7 +10,7 @@ use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
 use axum::extract::{ConnectInfo, Extension, Path, Query};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use dama_play::piece_moves;
+use dama_play::{king_capture_refused, piece_moves};
 use dama_rules::explain::Candidate;
 use dama_rules::notation;
 use dama_rules::{with_rules, Color, Error, Game, Illegal, Move, Square};
@@ -28,8 +28,8 @@ use super::seats::{a_player, players_turn, seat_secret};
 use super::state::{AxState, State};
 use super::store::{side, Entry, GameId, Seat, Shared};
 use super::views::{
-    game_view, landing_path, last_computer_view, move_view, numbers, reason_view, GameView,
-    MoveView, ReasonView,
+    game_view, king_reason, landing_path, last_computer_view, move_view, numbers, reason_view,
+    GameView, MoveView, ReasonView,
 };
 
 #[derive(Deserialize)]
@@ -45,13 +45,38 @@ struct PieceMove {
     paths: Vec<Vec<u8>>,
 }
 
+/// A piece's moves, or why it has none (`GET .../targets`).
 #[derive(Serialize)]
-struct TargetsView {
+pub(crate) struct TargetsView {
     square: u8,
     moves: Vec<PieceMove>,
     /// The squares the piece may land on first.
     targets: Vec<u8>,
+    /// The squares a man may not go to because it would capture a king there (Italian),
+    /// each with the king jumped over when the step passes one.
+    kings_refused: Vec<KingRefused>,
     reason: Option<ReasonView>,
+}
+
+#[derive(Serialize)]
+struct KingRefused {
+    to: u8,
+    king: Option<u8>,
+}
+
+/// The empty squares the man on `from` may not go to because it would capture a king there.
+fn kings_refused(game: &Game, from: Square) -> Vec<KingRefused> {
+    let pos = game.position();
+    Square::ALL
+        .into_iter()
+        .filter(|&to| pos.piece_at(to).is_none())
+        .filter_map(|to| {
+            king_capture_refused(game.variant(), pos, from, to).map(|r| KingRefused {
+                to: to.number(),
+                king: r.king.map(Square::number),
+            })
+        })
+        .collect()
 }
 
 pub(crate) async fn targets(
@@ -72,9 +97,14 @@ pub(crate) async fn targets(
     let game = find(&state, id).await?;
     let entry = game.lock().await;
     players_turn(&entry, entry.seat(seat_secret(&headers)))?;
-    let g = entry.model.game();
+    let view = piece_view(entry.model.game(), sq);
+    Ok(ok(StatusCode::OK, view))
+}
+
+/// The moves of the piece on `sq` in `g` with their landing paths, or the reason it has none.
+pub(crate) fn piece_view(g: &Game, sq: Square) -> TargetsView {
     let variant = g.variant();
-    let view = match piece_moves(variant, g.position(), sq) {
+    match piece_moves(variant, g.position(), sq) {
         Ok(list) => {
             let mut targets: Vec<u8> = list
                 .iter()
@@ -99,6 +129,7 @@ pub(crate) async fn targets(
                 square: sq.number(),
                 moves,
                 targets,
+                kings_refused: kings_refused(g, sq),
                 reason: None,
             }
         }
@@ -106,10 +137,10 @@ pub(crate) async fn targets(
             square: sq.number(),
             moves: Vec::new(),
             targets: Vec::new(),
+            kings_refused: kings_refused(g, sq),
             reason: Some(reason_view(g, &why)),
         },
-    };
-    Ok(ok(StatusCode::OK, view))
+    }
 }
 
 #[derive(Serialize)]
@@ -140,8 +171,12 @@ fn move_of_path(game: &Game, path: &[Square]) -> Result<Move, ApiError> {
     })?;
     let variant = game.variant();
     let pos = game.position();
-    let list = piece_moves(variant, pos, from)
-        .map_err(|why| ApiError::illegal(reason_view(game, &why)))?;
+    let first = landings.first().copied().unwrap_or(last);
+    let king_refused =
+        || king_capture_refused(variant, pos, from, first).map(|r| king_reason(variant, r));
+    let list = piece_moves(variant, pos, from).map_err(|why| {
+        ApiError::illegal(king_refused().unwrap_or_else(|| reason_view(game, &why)))
+    })?;
     let exact: Vec<Move> = list
         .iter()
         .filter(|(_, paths)| paths.iter().any(|p| p == landings))
@@ -160,6 +195,9 @@ fn move_of_path(game: &Game, path: &[Square]) -> Result<Move, ApiError> {
     match found.as_slice() {
         [m] => Ok(*m),
         [] => {
+            if let Some(reason) = king_refused() {
+                return Err(ApiError::illegal(reason));
+            }
             let candidate = Candidate {
                 from,
                 to: last,
@@ -393,6 +431,29 @@ mod tests {
         let reason = err.reason.unwrap();
         assert_eq!(reason.code, "must_capture");
         assert_eq!(reason.squares, [18]);
+    }
+
+    #[test]
+    fn a_man_jumping_a_king_is_told_it_may_not_capture_kings() {
+        let game = Game::from_position(Variant::Italian, fen::parse("W:W22,30:BK18").unwrap());
+        let sq = |n| Square::new(n).unwrap();
+        let reason = move_of_path(&game, &[sq(22), sq(13)])
+            .unwrap_err()
+            .reason
+            .unwrap();
+        assert_eq!(reason.code, "man_takes_king");
+        assert_eq!(reason.squares, [18]);
+        assert!(
+            reason.message.contains("capture a king"),
+            "{}",
+            reason.message
+        );
+        let refused = kings_refused(&game, sq(22));
+        assert_eq!(refused.len(), 1);
+        assert_eq!((refused[0].to, refused[0].king), (13, Some(18)));
+        // Spanish men take kings: no such refusal there.
+        let spanish = Game::from_position(Variant::Spanish, *game.position());
+        assert!(kings_refused(&spanish, sq(22)).is_empty());
     }
 
     #[test]

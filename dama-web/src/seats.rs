@@ -6,14 +6,16 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Extension, Path};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use dama_play::Model;
 use dama_rules::Color;
 use serde_json::Value;
 
 use super::error::ApiError;
+use super::games::create;
 use super::guard::Player;
 use super::request::{body_object, commit, found, not_over, ok, shown, undo_point};
 use super::state::AxState;
-use super::store::{self, Entry, Finish, Kind, Seat};
+use super::store::{self, Entry, Finish, Kind, Rematch, Seat};
 use super::views::{game_view, last_computer_view};
 
 /// The seat secret a request carries (`X-Dama-Seat`).
@@ -179,4 +181,49 @@ pub(crate) async fn draw(
     entry.poke();
     tracing::debug!(%id, "draw agreed");
     Ok(ok(StatusCode::OK, game_view(id, &entry, None, seat)))
+}
+
+/// `POST /api/games/{id}/rematch`: a finished friend game is played again from the same
+/// start, the colours swapped: the first seat to ask creates the new game, and both seats (and
+/// the watchers) find their new page address in the old game's `rematch_url`, pushed to them
+/// as a `state` event. Asked again, the same rematch.
+pub(crate) async fn rematch(
+    axum::extract::State(state): AxState,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    body_object(&body?, &[])?;
+    let (id, game) = found(&state, path).await?;
+    let mut entry = game.lock().await;
+    let seat = entry.seat(seat_secret(&headers));
+    let side = friend_side(&entry, seat)?;
+    if entry.finish().is_none() {
+        return Err(ApiError::conflict(
+            "game_not_over",
+            "the game is not over: a rematch follows a finished game (resign or offer a draw)",
+        ));
+    }
+    if entry.rematch.is_none() {
+        let g = entry.model.game();
+        let mut next = Entry::new(
+            Model::friends(g.variant(), *g.start()),
+            Kind::Friend,
+            rand::random(),
+            None,
+        );
+        // The colours swapped: the old game's Black plays White, and the one asking is there.
+        next.players = [entry.players[1].clone(), entry.players[0].clone()];
+        next.joined = [side == Color::Black, side == Color::White];
+        let secrets = next.secrets.clone().unwrap_or_default();
+        let (next_id, _) = create(&state, next).await?;
+        tracing::info!(%id, rematch = %next_id, "rematch");
+        entry.rematch = Some(Rematch {
+            id: next_id,
+            secrets,
+        });
+        entry.poke();
+    }
+    let last = last_computer_view(&entry);
+    Ok(ok(StatusCode::OK, game_view(id, &entry, last, seat)))
 }

@@ -26,6 +26,9 @@ use crate::db::{Credit, Db, DbError, GameRow};
 pub struct GameId(u128);
 
 impl GameId {
+    /// No game's id (a game's is random): stands for a game not created yet.
+    pub const NONE: GameId = GameId(0);
+
     /// A fresh random id.
     pub fn random() -> GameId {
         GameId(rand::random())
@@ -198,6 +201,17 @@ pub struct Entry {
     /// Bumped at each change that is not a move (an offer, a resignation, a presence), for
     /// the pages that follow the game.
     pub pulse: watch::Sender<u64>,
+    /// The rematch of a finished friend game, once a seat asked for it (kept in memory only).
+    pub rematch: Option<Rematch>,
+}
+
+/// A friend game's rematch: the new game, its colours swapped, and its seats' secrets.
+#[derive(Debug, Clone)]
+pub struct Rematch {
+    /// The new game.
+    pub id: GameId,
+    /// Its seats' secrets, White's then Black's (the old game's Black plays White).
+    pub secrets: [String; 2],
 }
 
 impl Entry {
@@ -228,6 +242,7 @@ impl Entry {
             joined: [kind == Kind::Friend, false],
             connected: [0, 0],
             pulse: watch::Sender::new(0),
+            rematch: None,
         }
     }
 
@@ -333,6 +348,7 @@ impl Entry {
             joined: [true, row.black_player.is_some()],
             connected: [0, 0],
             pulse: watch::Sender::new(0),
+            rematch: None,
             changes: watch::Sender::new(moves.len()),
             model,
             kind,
@@ -346,13 +362,20 @@ impl Entry {
         })
     }
 
+    /// Whether the game started from a position set up in the editor (not the variant's
+    /// initial position): its result is kept out of the players' records.
+    pub fn set_up(&self) -> bool {
+        *self.model.game().start() != dama_rules::Position::start()
+    }
+
     /// What the players' records gain when this game has just ended (nothing before, and
     /// nothing twice).
     pub fn credits(&self) -> Vec<Credit> {
         let Some(finish) = self.finish() else {
             return Vec::new();
         };
-        if self.credited {
+        // A game from a position set up in the editor is practice: not in any record.
+        if self.credited || self.set_up() {
             return Vec::new();
         }
         let result = |c: Color| match finish.winner() {

@@ -1,5 +1,6 @@
 //! What the API answers: games, moves, reasons and rules as JSON views.
 
+use dama_play::KingRefusal;
 use dama_rules::notation::{self, fen};
 use dama_rules::variant::Priority;
 use dama_rules::{with_rules, Color, DrawReason, Game, Illegal, Move, Outcome};
@@ -198,6 +199,12 @@ pub(super) struct GameView {
     pub(super) score: u32,
     pub(super) quiet_plies: u32,
     pub(super) fen: String,
+    /// The game started from a position set up in the editor: its result counts in no
+    /// player's record.
+    pub(super) from_setup: bool,
+    /// The page address of this seat's place in the rematch, once asked for (a finished
+    /// friend game; the watchers' address for a watcher).
+    pub(super) rematch_url: Option<String>,
 }
 
 /// Per seat: whether someone has opened it, and whether it follows the game now.
@@ -325,6 +332,13 @@ pub(super) fn game_view(
         score,
         quiet_plies: game.quiet_plies(),
         fen: fen::write(pos),
+        from_setup: entry.set_up(),
+        rematch_url: entry.rematch.as_ref().and_then(|r| match seat {
+            Some(Seat::White) => Some(seat_url(r.id, Some(&r.secrets[1]))),
+            Some(Seat::Black) => Some(seat_url(r.id, Some(&r.secrets[0]))),
+            None => Some(seat_url(r.id, None)),
+            Some(Seat::Owner | Seat::Both) => None,
+        }),
     }
 }
 
@@ -416,6 +430,25 @@ pub(super) fn reason_view(game: &Game, why: &Illegal) -> ReasonView {
         squares,
         better,
         rule,
+    }
+}
+
+/// The reason a man may not go to a square: it would capture a king (Italian), the king on
+/// `refused.king` when the step passes one (in the variant's square names).
+pub(super) fn king_reason(variant: Variant, refused: KingRefusal) -> ReasonView {
+    let message = match refused.king {
+        Some(k) => format!(
+            "A man may not capture a king (the king on {})",
+            names::square(variant, k)
+        ),
+        None => "A man may not capture a king".to_string(),
+    };
+    ReasonView {
+        code: "man_takes_king",
+        message,
+        squares: refused.king.map(|k| vec![k.number()]).unwrap_or_default(),
+        better: None,
+        rule: None,
     }
 }
 

@@ -8,7 +8,7 @@ import { api, ApiError, SEATS } from '/api.js';
 import { createBoard, el } from '/board.js';
 import { createEditor, writeFen } from '/editor.js';
 
-const { LANG, t } = translator(TEXTS);
+const { LANG, t, err } = translator(TEXTS);
 const $ = (id) => document.getElementById(id);
 const LEVELS = ['novice', 'easy', 'normal', 'strong', 'hard'];
 const query = new URLSearchParams(location.search);
@@ -172,8 +172,15 @@ function drawMoveList(g) {
       + (mark ? ', ' + t({ '?!': 'inaccuracy', '?': 'mistake', '??': 'blunder' }[mark]) : '');
     btn.setAttribute('aria-label', label);
   }
+  // The current move shown inside the list's own box: the list scrolls, never the page
+  // (on a phone the page would carry the board away).
   const cur = ol.querySelector('.mv.current');
-  if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: 'nearest' });
+  if (cur) {
+    const top = cur.offsetTop;
+    const bottom = top + cur.offsetHeight;
+    if (top < ol.scrollTop) ol.scrollTop = top;
+    else if (bottom > ol.scrollTop + ol.clientHeight) ol.scrollTop = bottom - ol.clientHeight;
+  }
 }
 
 function drawGraph(g) {
@@ -243,10 +250,10 @@ async function review(pdn) {
     return;
   }
   if (!res.ok) {
-    let err = null;
-    try { err = (await res.json()).error; } catch (e) { /* not JSON */ }
-    say(t('pdn_refused', { e: err ? err.message : 'HTTP ' + res.status }));
-    document.body.dataset.reviewError = err ? err.code : String(res.status);
+    let fail = null;
+    try { fail = (await res.json()).error; } catch (e) { /* not JSON */ }
+    say(t('pdn_refused', { e: fail ? fail.message : 'HTTP ' + res.status }));
+    document.body.dataset.reviewError = fail ? fail.code : String(res.status);
     return;
   }
   S.games = [];
@@ -416,7 +423,7 @@ async function playHere() {
     SEATS.set(g.id, g.secret);
     location.assign(`/?game=${g.id}`);
   } catch (e) {
-    say(e instanceof ApiError ? e.message : t('offline', { e: e.message }));
+    say(e instanceof ApiError ? err(e) : t('offline', { e: e.message }));
   }
 }
 
@@ -576,7 +583,7 @@ async function start() {
       await review(text);
       return;
     } catch (e) {
-      say(e instanceof ApiError ? e.message : t('offline', { e: e.message }));
+      say(e instanceof ApiError ? err(e) : t('offline', { e: e.message }));
     }
   }
   setScreen('editor');

@@ -9,7 +9,7 @@ import { el } from '/board.js';
   // ---------------------------------------------------------------------------------------
   // Texts (texts.js): English, Polish or Italian, chosen from the browser's languages.
 
-  const { LANG, TX, t } = translator(TEXTS);
+  const { LANG, TX, t, err } = translator(TEXTS);
 
   // ---------------------------------------------------------------------------------------
   // State and storage.
@@ -24,6 +24,7 @@ import { el } from '/board.js';
   const S = {
     game: null,          // the server's view of the game
     sel: null,           // { from, moves, path }
+    draft: false,        // the game is the server's preview: created at the first move
     marked: [],          // squares of pieces that must capture (after a refusal)
     busy: false,         // a request or an animation is under way
     level: LEVELS.includes(STORE.get('level')) ? STORE.get('level') : 'normal',
@@ -266,6 +267,20 @@ import { el } from '/board.js';
     }
   }
 
+  /// Whether `g` is seen from a seat of a friend game (White's or Black's).
+  const friendSeat = (g) => !!g && g.opponent === 'friend' && (g.seat === 'white' || g.seat === 'black');
+
+  /// A finished friend game's seat that may still be sent to a rematch: it keeps following.
+  const awaitsRematch = (g) => friendSeat(g) && g.turn === 'over' && !g.rematch_url;
+
+  /// The rematch: asked for (the server makes it once, colours swapped), then this seat's
+  /// new page; the other seat is sent there by its event stream.
+  async function rematch() {
+    if (S.busy || !S.game) return;
+    if (!S.game.rematch_url) await friendAction('rematch', {});
+    if (S.game && S.game.rematch_url) location.assign(S.game.rematch_url);
+  }
+
   /// Whether the page may leave its game: a friend game not over asks first.
   function mayLeave() {
     const g = S.game;
@@ -342,10 +357,13 @@ import { el } from '/board.js';
     else if (o.reason === 'resigned') why = t('why_resigned', { c: colorName(o.winner === 'white' ? 'black' : 'white') });
     else why = t('why_' + o.reason, { n: g.rules.no_progress_moves });
     $('end-title').textContent = endTitle();
-    $('end-detail').textContent = `${o.result} · ${why}`;
+    // A game from a set-up position is practice: kept out of the record, and said so.
+    const apart = g.from_setup && g.opponent !== 'pass' ? ` · ${t('not_in_record')}` : '';
+    $('end-detail').textContent = `${o.result} · ${why}${apart}`;
     $('end-score').textContent = t('final_score', { n: g.score });
     $('end-score').dataset.score = String(g.score);
     $('end-review').href = `/review/${g.id}`;
+    $('end-rematch').classList.toggle('hidden', !friendSeat(g));
     box.classList.remove('hidden');
     loadRecord();
   }
@@ -516,6 +534,15 @@ import { el } from '/board.js';
         const p = m.paths.find((x) => startsWith(x, S.sel.path));
         return play(m, p);
       }
+      const refused = S.sel.path.length === 0 && (S.sel.kings || []).find((k) => k.to === sq);
+      if (refused) {
+        // Italian: a man may not capture a king (the rules' fact, from the server).
+        clearSelection();
+        S.marked = refused.king ? [refused.king] : [];
+        say(kingText(refused.king));
+        render();
+        return;
+      }
       if (sq === S.sel.from || !isOwn(sq)) {
         clearSelection();
         say('');
@@ -535,13 +562,18 @@ import { el } from '/board.js';
   async function select(sq) {
     setBusy(true);
     try {
-      const r = await api('GET', `/api/games/${S.game.id}/targets?square=${sq}`);
+      // A game not created yet: its preview has every piece's targets.
+      let r = S.draft && S.game.targets ? S.game.targets[sq] : null;
+      if (!r) {
+        await created();
+        r = await api('GET', `/api/games/${S.game.id}/targets?square=${sq}`);
+      }
       clearSelection();
       if (r.reason) {
         S.marked = r.reason.squares || [];
         say(reasonText(r.reason));
       } else {
-        S.sel = { from: sq, moves: r.moves, path: [] };
+        S.sel = { from: sq, moves: r.moves, path: [], kings: r.kings_refused || [] };
         say(t('selected', { s: nameOf(sq) }));
       }
     } catch (e) {
@@ -552,9 +584,14 @@ import { el } from '/board.js';
     render();
   }
 
+  function kingText(king) {
+    return king ? t('man_takes_king', { s: nameOf(king) }) : t('man_takes_king_plain');
+  }
+
   function reasonText(reason) {
     const list = (reason.squares || []).map(nameOf).join(', ');
     switch (reason.code) {
+      case 'man_takes_king': return kingText((reason.squares || [])[0]);
       case 'must_capture': return t('must_capture', { s: list });
       case 'outranked':
       case 'loses_by_priority': return t('outranked', { b: reason.better || '' });
@@ -608,6 +645,8 @@ import { el } from '/board.js';
     say('');
     drawMarks();
     try {
+      // The first move creates the game (until now the server's preview).
+      await created();
       const r = await api('POST', `/api/games/${S.game.id}/move`, { path: [from, ...path] });
       await animate(r.played);
       S.game = r.game;
@@ -674,16 +713,19 @@ import { el } from '/board.js';
         await newGame(t('expired'));
         return;
       }
-      say(e.reason ? reasonText(e.reason) : e.message);
+      say(e.reason ? reasonText(e.reason) || err(e) : err(e));
       if (e.reason && e.reason.squares) S.marked = e.reason.squares;
       return;
     }
     say(t('offline', { e: e && e.message ? e.message : String(e) }));
   }
 
+  /// A new game against the computer, shown before it exists: the server's preview of it
+  /// (stored nowhere, with its pieces' targets); the game is created with the first move
+  /// (`created`), so an idle visitor takes no place among the server's live games.
   async function newGame(message) {
     setBusy(true);
-    const old = S.game && S.game.opponent === 'computer' && S.game.turn !== 'over' && S.game.seat === 'owner'
+    const old = S.game && !S.draft && S.game.opponent === 'computer' && S.game.turn !== 'over' && S.game.seat === 'owner'
       ? { id: S.game.id, secret: S.seat } : null;
     clearSelection();
     unfollow();
@@ -695,22 +737,37 @@ import { el } from '/board.js';
       history.pushState(null, '', '/');
     }
     try {
-      const g = await api('POST', '/api/games', { variant: S.variant, level: S.level });
-      SEATS.set(g.id, g.secret);
-      S.seat = g.secret;
-      useSeat(S.seat);
-      S.game = g;
-      STORE.set('game', S.game.id);
+      const q = `variant=${encodeURIComponent(S.variant)}&level=${encodeURIComponent(S.level)}`;
+      S.game = await api('GET', `/api/preview?${q}`);
+      S.draft = true;
+      S.seat = null;
+      useSeat(null);
+      STORE.del('game');
       // An unfinished game left for a new one is deleted; a finished one stays for its review.
       if (old && old.secret) api('DELETE', `/api/games/${old.id}`, undefined, old.secret).catch(() => {});
       render();
       say(message || t('new_started', { v: variantName(S.game.variant), name: levelName(S.level) }));
     } catch (e) {
-      if (e instanceof ApiError) say(e.message);
+      if (e instanceof ApiError) say(err(e));
       else say(t('offline', { e: e.message }));
     } finally {
       setBusy(false);
     }
+  }
+
+  /// The game shown as a preview, created now that the player moves first (a new game on
+  /// this page has the light pieces, which move first). Throws what the server refused.
+  async function created() {
+    if (!S.draft) return true;
+    const g = await api('POST', '/api/games', { variant: S.variant, level: S.level });
+    SEATS.set(g.id, g.secret);
+    S.seat = g.secret;
+    useSeat(S.seat);
+    S.game = g;
+    S.draft = false;
+    STORE.set('game', g.id);
+    render();
+    return true;
   }
 
   /// A game between people (`friend`: two browsers; `pass`: this one): its seat's page.
@@ -731,7 +788,8 @@ import { el } from '/board.js';
   function follow() {
     unfollow();
     const g = S.game;
-    if (!g || g.opponent === 'computer' || g.turn === 'over' || typeof EventSource === 'undefined') return;
+    if (!g || g.opponent === 'computer' || typeof EventSource === 'undefined') return;
+    if (g.turn === 'over' && !awaitsRematch(g)) return;
     let url = `/api/games/${g.id}/events?after=${g.ply}`;
     if (S.seat) url += `&seat=${encodeURIComponent(S.seat)}`;
     const es = new EventSource(url);
@@ -747,9 +805,16 @@ import { el } from '/board.js';
         if (!S.game || data.ply !== S.game.ply || data.seq <= (S.stateSeq || 0)) return;
         if (S.busy || S.draining) { setTimeout(apply, 100); return; }
         S.stateSeq = data.seq;
+        const asked = !S.game.rematch_url && data.game.rematch_url;
         S.game = data.game;
         render();
-        if (S.game.turn === 'over') unfollow();
+        // The other seat asked for a rematch: this seat goes to its place in it.
+        if (asked && friendSeat(S.game)) {
+          unfollow();
+          location.assign(S.game.rematch_url);
+          return;
+        }
+        if (S.game.turn === 'over' && !awaitsRematch(S.game)) unfollow();
       };
       apply();
     });
@@ -792,7 +857,7 @@ import { el } from '/board.js';
           clearSelection();
           render();
           announce(data.played.text);
-          if (S.game.turn === 'over') unfollow();
+          if (S.game.turn === 'over' && !awaitsRematch(S.game)) unfollow();
         }
       }
     } finally {
@@ -812,8 +877,14 @@ import { el } from '/board.js';
     drawLevel();
     say(t('level_set', { k: LEVELS.indexOf(name) + 1, name: levelName(name) }));
     if (!S.game || S.game.opponent !== 'computer' || S.game.seat !== 'owner') return;
+    const draft = S.draft;
     try {
-      const g = await api('POST', `/api/games/${S.game.id}/level`, { level: name });
+      // A game not created yet: its preview at the new level.
+      const g = draft
+        ? await api('GET', `/api/preview?variant=${encodeURIComponent(S.variant)}&level=${encodeURIComponent(name)}`)
+        : await api('POST', `/api/games/${S.game.id}/level`, { level: name });
+      // Created meanwhile (its level is the one asked: S.level).
+      if (draft && !S.draft) return;
       if (!S.busy) {
         S.game = g;
         render();
@@ -913,6 +984,7 @@ import { el } from '/board.js';
       }
     });
     $('end-new').addEventListener('click', () => { if (!S.busy) newGame(); });
+    $('end-rematch').addEventListener('click', rematch);
     $('variant').addEventListener('change', (ev) => {
       if (!mayLeave()) {
         ev.target.value = S.game.variant;
@@ -937,6 +1009,7 @@ import { el } from '/board.js';
     $('pass-game').textContent = t('pass_play');
     $('end-new').textContent = t('new_game');
     $('end-review').textContent = t('review_game');
+    $('end-rematch').textContent = t('rematch');
     $('board-link').textContent = t('analysis_board');
     $('board-caption').textContent = t('board');
     $('score-caption').textContent = t('score');

@@ -15,11 +15,17 @@ Playwright for Python; CHROMIUM names another executable). It checks:
 - the server killed with SIGKILL after an acknowledged move and started again (same port,
   same data directory) has that move, and both pages go on: the next move arrives at the
   other page over the reconnected event stream;
-- the end says who won, on both pages, and the winner's record counts the game;
+- the end says who won, on both pages; the game, from a set-up position, is kept out of the
+  winner's record, and the end says so;
 - "Pass and play" plays both sides in one page;
+- an Italian page says the server's errors in Italian by their code (and an unknown code as
+  the server's message);
+- a man told to jump a king (Italian) is refused with "A man may not capture a king", the king
+  ringed;
 - the creator sees that the friend is here; a draw offered is shown to the other seat,
   declined, offered again and accepted (a draw on both pages); a resignation ends the game
-  on both pages;
+  on both pages; Rematch on one page starts the same game again with the colours swapped,
+  and the other page is sent to its new seat by the event stream;
 - N or New game in an unfinished friend game asks first (staying keeps the game), and Back
   after leaving returns to the seat.
 
@@ -185,11 +191,83 @@ def check_resign(server, alice, bob):
     check(alice.inner_text("#end-title") == "Your friend wins.", alice.inner_text("#end-title"))
     check(bob.inner_text("#end-title") == "You win!", bob.inner_text("#end-title"))
     check("White resigned." in bob.inner_text("#end-detail"), bob.inner_text("#end-detail"))
+    check_rematch(alice, bob, game["id"])
 
 
-def new_context(browser):
+def check_rematch(alice, bob, old_id):
+    """Alice asks for a rematch at the end: she goes to the new game's dark pieces, and Bob's
+    page is sent to its light pieces by the event stream, without a click."""
+    alice.click("#end-rematch")
+    alice.wait_for_function(f"document.body.dataset.gameId && document.body.dataset.gameId !== '{old_id}'")
+    bob.wait_for_function(f"document.body.dataset.gameId && document.body.dataset.gameId !== '{old_id}'")
+    ready(alice, 0)
+    ready(bob, 0)
+    new_a = alice.evaluate("document.body.dataset.gameId")
+    new_b = bob.evaluate("document.body.dataset.gameId")
+    check(new_a == new_b, f"Alice in {new_a}, Bob in {new_b}")
+    check(bob.inner_text("#status").startswith("Your move: you have the light pieces"),
+          bob.inner_text("#status"))
+    check(alice.inner_text("#status") == "Your friend’s move.", alice.inner_text("#status"))
+    check(alice.is_hidden("#end") and bob.is_hidden("#end"), "the end panel is gone")
+    click(bob, 22, 18)
+    ready(alice, 1)
+    check(alice.inner_text("#status").startswith("Your move: you have the dark pieces"),
+          alice.inner_text("#status"))
+
+
+def check_king_capture(server, page):
+    status, game = server.api("/api/games", "POST", {"opponent": "pass", "fen": "W:W22,30:BK18"})
+    check(status == 201, f"{status} {game}")
+    page.goto(server.url.rstrip("/") + game["white_url"])
+    ready(page, 0)
+    click(page, 22, 13)
+    ready(page, 0)
+    message = page.inner_text("#message")
+    check(message == "A man may not capture a king (the king on 18).", message)
+    check(numbers_marked(page) == [18], f"marked {numbers_marked(page)}")
+    # Not a move: the man may still step forward.
+    click(page, 22, 19)
+    ready(page, 1)
+
+
+def numbers_marked(page):
+    return sorted(int(x) for x in page.eval_on_selector_all(
+        "#marks .must", "els => els.map(e => e.dataset.sq)"))
+
+
+def check_error_texts(server, page):
+    """An Italian page says the server's errors in Italian, by their code; an unknown code
+    shows the server's own message."""
+    status, game = server.api("/api/games", "POST", {"opponent": "pass"})
+    check(status == 201, f"{status} {game}")
+    page.goto(server.url.rstrip("/") + game["white_url"])
+    ready(page, 0)
+    answers = iter([
+        (409, {"code": "not_your_turn", "message": "it is Black's turn"}),
+        (409, {"code": "some_future_code", "message": "a message from a newer server"}),
+    ])
+
+    def refuse(route):
+        status, error = next(answers)
+        route.fulfill(status=status, content_type="application/json",
+                      body=json.dumps({"error": error}))
+
+    page.route("**/api/games/*/move", refuse)
+    # The move is answered by a stand-in for the server: first a known code, then one this
+    # page does not know.
+    click(page, 22, 18)
+    page.wait_for_function("document.getElementById('message').textContent.length > 0")
+    message = page.inner_text("#message")
+    check(message == "Non tocca a te.", f"Italian text for not_your_turn: {message!r}")
+    click(page, 22, 18)
+    page.wait_for_function(
+        "document.getElementById('message').textContent.includes('newer server')")
+    page.unroute("**/api/games/*/move")
+
+
+def new_context(browser, locale="en-US"):
     # The page forbids eval; wait_for_function needs it.
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US",
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale=locale,
                               bypass_csp=True)
     page = ctx.new_page()
     page.set_default_timeout(15000)
@@ -283,10 +361,12 @@ def main():
             ready(bob, 3)
             check(alice.inner_text("#end-title") == "You win!", alice.inner_text("#end-title"))
             check(bob.inner_text("#end-title") == "Your friend wins.", bob.inner_text("#end-title"))
-            # Her record counts this win (120 points) among her friend games.
+            # A game from a set-up position is kept out of her record, and the end says so.
+            detail = alice.inner_text("#end-detail")
+            check("does not count in the record" in detail, detail)
             alice.wait_for_selector('#record-total[data-games]', state="attached")
             score = int(alice.get_attribute("#record-total", "data-score"))
-            check(score >= 120, f"her record's score {score}: the win's 120 at least")
+            check(score < 120, f"her record's score {score}: the set-up game's 120 not in it")
 
             # Pass and play: one page plays both sides.
             alice.goto(server.url)
@@ -300,6 +380,10 @@ def main():
             check(alice.inner_text("#status") == "Black to move.", alice.inner_text("#status"))
             click(alice, 11, 15)
             ready(alice, 2)
+            check_king_capture(server, alice)
+            ctx_i, italian, errors_i = new_context(browser, "it-IT")
+            check_error_texts(server, italian)
+            check(not errors_i, f"errors in the Italian page: {errors_i}")
 
             check(not errors_a and not errors_b, f"errors in the pages: {errors_a} {errors_b}")
             check(time.time() - began < DEADLINE, f"the test took over {DEADLINE} s")

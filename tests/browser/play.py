@@ -4,6 +4,8 @@ Usage: play.py DAMA_BINARY [SCREENSHOT_DIR]
 
 Starts `DAMA_BINARY serve --port 0`, opens the page in Chromium (Debian's, through
 Playwright for Python; CHROMIUM names another executable) and checks on the way:
+- the page shows a new game without creating it on the server (`dama_live_games` 0 in
+  `/metrics`, a piece's targets shown from the server's preview); the first move creates it;
 - the page starts at Normal; key 1 switches to Novice, which survives a reload (browser
   storage), as does the game itself;
 - another browser opening the game's address only watches: told so, its clicks select
@@ -90,16 +92,39 @@ def next_landings(move_list, entered):
     return sorted(out)
 
 
-def check_level_and_reload(server, page):
+def live_games(server):
+    with urllib.request.urlopen(server.url + "metrics") as res:
+        text = res.read().decode()
+    match = re.search(r"^dama_live_games (\d+)$", text, re.M)
+    check(match, f"no dama_live_games in /metrics: {text[:200]}")
+    return int(match.group(1))
+
+
+def check_created_by_first_move(server, page):
+    """The page shows a new game without creating it; the first move does."""
+    check(page.evaluate("document.body.dataset.gameId") == "", "a game id before any move")
+    check(live_games(server) == 0, f"{live_games(server)} games before the first move")
+    # Choosing the piece asks the server nothing that creates a game.
+    page.click('#squares .square[data-sq="22"]')
+    page.wait_for_selector("#marks .dot")
+    check(numbers(page, "#marks .dot") == [18, 19], "22's targets before the game exists")
+    check(live_games(server) == 0, "a game created by a selection")
+    page.click('#squares .square[data-sq="22"]')  # deselected again
+
+
+def choose_novice(page):
+    """The page starts at Normal; key 1 switches to Novice (before the game exists)."""
     check(page.get_attribute("#level", "data-level") == "normal", "the game starts at Normal")
     check(page.inner_text("#level") == "Level: Normal", page.inner_text("#level"))
     page.keyboard.press("1")
     page.wait_for_function("document.getElementById('level').dataset.level === 'novice'")
+
+
+def check_reload(server, page):
+    """The game (made by the first move, at Novice) and the level survive a reload."""
+    check(live_games(server) == 1, f"{live_games(server)} games after the first move")
     before = game_of(server, page)
-    deadline = time.time() + 5
-    while before["level"] != "novice" and time.time() < deadline:
-        time.sleep(0.05)
-        before = game_of(server, page)
+    check(before["moves"][:1] == ["22-18"], f"the first move: {before['moves']}")
     check(before["level"] == "novice", f"the server's game level: {before['level']}")
     page.reload()
     page.wait_for_selector("#pieces .piece")
@@ -152,15 +177,15 @@ def try_capture_elsewhere(server, page, game):
     return False
 
 
-def check_last_move(page, game):
+def check_last_move(page, game, announced=True):
     last = game["last_computer_move"]
     if not last:
         return
     tinted = numbers(page, "#tints .tint-last")
     check(tinted == sorted({last["from"], *last["path"]}),
           f"tinted {tinted} for the computer's {last['hub']}")
-    if game["turn"] != "player":
-        return  # the player's move ended the game: it is the last one announced
+    if game["turn"] != "player" or not announced:
+        return  # the player's move ended the game (or a reload came since the computer's)
     page.wait_for_function(
         "document.getElementById('announce').textContent.startsWith('The computer played')")
     said = page.text_content("#announce")
@@ -274,10 +299,13 @@ def main():
             page.wait_for_selector("#pieces .piece")
             wait_ready(page)
             check(page.inner_text("#status").startswith("Your move"), "the player starts")
-            check_level_and_reload(server, page)
-            check_stranger(browser, server, page.evaluate("document.body.dataset.gameId"))
+            check_created_by_first_move(server, page)
             check_names_and_keyboard(page)
+            choose_novice(page)
+            # The first move (22-18) creates the game; its reply is lost, then retried.
             check_retry(page, errors)
+            check_reload(server, page)
+            check_stranger(browser, server, page.evaluate("document.body.dataset.gameId"))
 
             capture_seen = False
             turn = 0
@@ -286,7 +314,8 @@ def main():
                 check(time.time() - began < DEADLINE, f"the game took over {DEADLINE} s")
                 wait_ready(page)
                 game = game_of(server, page)
-                check_last_move(page, game)
+                # The first: the page was reloaded since that move (nothing is announced).
+                check_last_move(page, game, announced=turn > 0)
                 if game["turn"] == "over":
                     break
                 if not capture_seen:

@@ -13,6 +13,8 @@ Playwright for Python; CHROMIUM names another executable) and checks:
 - the PDN downloaded from the page passes `dama pdn check` and reads back (through the API) as
   the same moves;
 - `/review/{id}` reviews a game played through the API;
+- on a phone held upright (touch, 390x844) the board stays in view when the move list is
+  scrolled to and a move tapped, and no keyboard hint is shown (it is on the desktop);
 - the editor: clear, a white king on 18, a white man on 22, a black king on 29: the FEN
   field, the address and the squares' names say so; the address opens it again; live
   analysis shows the endgame tables' verdict (a win) and its lines;
@@ -140,6 +142,39 @@ def check_stored_review(page, server):
     check(count == 2, f"/review/{gid}: {count} moves")
 
 
+def check_phone(browser, server, text):
+    """A phone held upright (touch, 390x844): the move list scrolled to and a move tapped
+    leave the board in view, and no keyboard hint is shown."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+        locale="en-US", bypass_csp=True)
+    page = context.new_page()
+    page.goto(server.url + f"analysis?depth={DEPTH}")
+    page.wait_for_selector("#squares .square")
+    check(page.is_hidden("#keys-hint"), "a keyboard hint on a touch screen")
+    page.fill("#pdn-text", text)
+    page.tap("#pdn-review")
+    page.wait_for_function("document.body.dataset.reviewed === '1'", timeout=60000)
+    moves = page.eval_on_selector_all("#move-list .mv", "els => els.length")
+    last = moves - 1
+    # The list is below the board: scrolled to, then its last move tapped.
+    page.locator(f'#move-list .mv[data-ply="{last}"]').scroll_into_view_if_needed()
+    page.tap(f'#move-list .mv[data-ply="{last}"]')
+    page.wait_for_function(f"document.body.dataset.ply === '{last + 1}'")
+    page.wait_for_timeout(300)
+    box = page.evaluate("(() => { const r = document.getElementById('board')"
+                        ".getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; })()")
+    top, bottom, height = box
+    check(top >= -1 and bottom <= height + 1,
+          f"the board left the screen after a tap on a move: top {top}, bottom {bottom} of {height}")
+    # Stepping on keeps the list where it is and the board in view.
+    page.tap('#move-list .mv[data-ply="0"]')
+    page.wait_for_function("document.body.dataset.ply === '1'")
+    top = page.evaluate("document.getElementById('board').getBoundingClientRect().top")
+    check(top >= -1, f"the board scrolled away after a tap on the first move: top {top}")
+    context.close()
+
+
 def place(page, tool, sq):
     page.click(f'.tool[data-tool="{tool}"]')
     page.click(f'#squares .square[data-sq="{sq}"]')
@@ -222,7 +257,9 @@ def main():
             page.goto(server.url + f"analysis?depth={DEPTH}")
             page.wait_for_selector("#squares .square")
             check_review(page, server, binary, text, out_dir)
+            check(page.is_visible("#keys-hint"), "the keyboard hint on a desktop")
             check_stored_review(page, server)
+            check_phone(browser, server, text)
             check_editor(page, server, out_dir)
             check_play_from_editor(page, server)
             check(not errors, f"errors in the page: {errors}")

@@ -126,15 +126,13 @@ fn a_friend_game_has_two_seats_and_a_spectator_who_may_not_move() {
     assert_eq!(g["outcome"]["winner"], "white");
     assert_eq!(g["scores"], json!({"white": 120, "black": 0}));
 
-    // Both players' records count the game.
-    let (_, me) = server.json("GET", "/api/me", &[("Cookie", ALICE)], Value::Null);
-    assert_eq!(me["levels"][0]["level"], "friend", "{me}");
-    assert_eq!(
-        (me["total"]["wins"].as_u64(), me["total"]["score"].as_u64()),
-        (Some(1), Some(120))
-    );
-    let (_, me) = server.json("GET", "/api/me", &[("Cookie", BOB)], Value::Null);
-    assert_eq!(me["total"]["losses"], 1, "{me}");
+    // A game from a set-up position is in neither player's record, and says so.
+    assert_eq!(g["from_setup"], true, "{g}");
+    for cookie in [ALICE, BOB] {
+        let (_, me) = server.json("GET", "/api/me", &[("Cookie", cookie)], Value::Null);
+        assert_eq!(me["total"]["games"], 0, "{me}");
+        assert_eq!(me["levels"], json!([]), "{me}");
+    }
 
     // The event stream: every move after the one given, each once, with its number.
     let all = read_events(
@@ -880,4 +878,201 @@ fn a_body_that_never_comes_is_cut_off_at_the_timeout() {
         .unwrap_or(0);
     assert_eq!(status, 408, "{text}");
     assert!(text.contains("\"body_timeout\""), "{text}");
+}
+
+#[test]
+fn live_analysis_counts_among_the_addresss_streams() {
+    let server = Running::start(Options {
+        streams_per_address: 2,
+        trust_proxy: true,
+        ..opts()
+    });
+    let (_, game) = server.json("POST", "/api/games", &[], json!({"opponent": "friend"}));
+    let events = format!("/api/games/{}/events", game["id"].as_str().unwrap());
+    let analysis = "/api/analysis?time_ms=30000&multipv=1";
+    let (_game_stream, head) = open_stream(&server, &events, "203.0.113.7");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let (_analysis_stream, head) = open_stream(&server, analysis, "203.0.113.7");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    // Both places are taken: neither a game's stream nor another analysis gets in.
+    for path in [analysis, events.as_str()] {
+        let (_, refused) = open_stream(&server, path, "203.0.113.7");
+        assert!(refused.starts_with("HTTP/1.1 429"), "{path}: {refused}");
+        assert!(refused.contains("too_many_streams"), "{refused}");
+    }
+}
+
+#[test]
+fn live_analysis_ends_after_the_streams_lifetime() {
+    let server = Running::start(Options {
+        stream_lifetime: Duration::from_secs(1),
+        ..opts()
+    });
+    let started = Instant::now();
+    let (mut stream, head) = open_stream(&server, "/api/analysis?time_ms=30000", "x");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let mut text = head;
+    let mut buf = [0u8; 4096];
+    while !text.ends_with("0\r\n\r\n") {
+        match stream.read(&mut buf) {
+            Ok(n) if n > 0 => text.push_str(&String::from_utf8_lossy(&buf[..n])),
+            _ => break,
+        }
+    }
+    let lasted = started.elapsed();
+    assert!(
+        text.ends_with("0\r\n\r\n"),
+        "the stream did not end: {text}"
+    );
+    assert!(
+        lasted >= Duration::from_millis(900) && lasted < Duration::from_secs(5),
+        "a 30 s analysis lasted {lasted:?}, not the stream's 1 s"
+    );
+}
+
+#[test]
+fn a_finished_friend_game_has_a_rematch_with_the_colours_swapped() {
+    let server = Running::start(opts());
+    let (_, g) = server.json(
+        "POST",
+        "/api/games",
+        &[("Cookie", ALICE)],
+        json!({"opponent": "friend"}),
+    );
+    let id = g["id"].as_str().unwrap().to_string();
+    let (white, black) = (secret(&g["white_url"]), secret(&g["black_url"]));
+    let post = |path: &str, seat: &str| {
+        let headers: Vec<(&str, &str)> = if seat.is_empty() {
+            vec![]
+        } else {
+            vec![("X-Dama-Seat", seat), ("Cookie", ALICE)]
+        };
+        server.json(
+            "POST",
+            &format!("/api/games/{id}/{path}"),
+            &headers,
+            json!({}),
+        )
+    };
+    // Not before the end, and not for a watcher.
+    let (status, err) = post("rematch", &white);
+    assert_eq!((status, code(&err)), (409, "game_not_over"), "{err}");
+    let (status, _) = post("resign", &black);
+    assert_eq!(status, 200);
+    let (status, err) = post("rematch", "");
+    assert_eq!((status, code(&err)), (403, "not_a_player"), "{err}");
+
+    // White's page follows the game: Black's request reaches it as a state event.
+    let path = format!("/api/games/{id}/events?after=0&seat={white}");
+    let (asked, pushed) = std::thread::scope(|s| {
+        let follower = s.spawn(|| read_events(&server, &path, &[], "rematch_url"));
+        std::thread::sleep(Duration::from_millis(300));
+        let (status, asked) = post("rematch", &black);
+        assert_eq!(status, 200, "{asked}");
+        (asked, follower.join().unwrap())
+    });
+    let black_next = asked["rematch_url"].as_str().unwrap().to_string();
+    let white_next = pushed
+        .split("\"rematch_url\":\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_string();
+    assert_ne!(white_next, black_next);
+    // The same rematch when White asks too.
+    let (_, again) = post("rematch", &white);
+    assert_eq!(again["rematch_url"].as_str(), Some(white_next.as_str()));
+
+    // In the new game the old Black plays White (and moves first), the old White Black.
+    let next_id = black_next
+        .split("game=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap();
+    assert_ne!(next_id, id);
+    assert!(white_next.contains(next_id), "{white_next}");
+    let seat_of = |url: &str| {
+        let (_, g) = server.json(
+            "GET",
+            &format!("/api/games/{next_id}"),
+            &[("X-Dama-Seat", &secret(&json!(url)))],
+            Value::Null,
+        );
+        (g["seat"].clone(), g["turn"].clone(), g["ply"].clone())
+    };
+    assert_eq!(
+        seat_of(&black_next),
+        (json!("white"), json!("player"), json!(0))
+    );
+    assert_eq!(
+        seat_of(&white_next),
+        (json!("black"), json!("opponent"), json!(0))
+    );
+    // A watcher of the old game is sent to watch the new one.
+    let (_, watched) = server.json("GET", &format!("/api/games/{id}"), &[], Value::Null);
+    assert_eq!(watched["rematch_url"], format!("/?game={next_id}"));
+}
+
+/// The `dama_live_games` gauge of `/metrics`.
+fn live_games(server: &Running) -> u64 {
+    let text = server.send("GET", "/metrics", &[], "").body;
+    text.lines()
+        .find_map(|l| l.strip_prefix("dama_live_games "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no dama_live_games in {text}"))
+}
+
+#[test]
+fn a_visit_creates_no_game_until_the_first_move() {
+    let server = Running::start(opts());
+    // What the page asks on a first visit: the page, the API, its record, the preview.
+    assert_eq!(server.send("GET", "/", &[], "").status, 200);
+    assert_eq!(server.json("GET", "/api", &[], Value::Null).0, 200);
+    assert_eq!(server.json("GET", "/api/me", &[], Value::Null).0, 200);
+    let (status, preview) = server.json(
+        "GET",
+        "/api/preview?variant=italian&level=novice",
+        &[],
+        Value::Null,
+    );
+    assert_eq!(status, 200, "{preview}");
+    assert_eq!(live_games(&server), 0);
+    assert_eq!(
+        (preview["id"].as_str(), preview["turn"].as_str()),
+        (Some(""), Some("player"))
+    );
+    assert_eq!(preview["level"], "novice");
+    // Every piece of the player's has its targets, as a created game's would.
+    assert_eq!(
+        preview["targets"].as_object().unwrap().len(),
+        12,
+        "{preview}"
+    );
+    assert_eq!(preview["targets"]["22"]["targets"], json!([18, 19]));
+    assert_eq!(preview["targets"]["30"]["reason"]["code"], "blocked");
+    let (status, err) = server.json("GET", "/api/preview?level=7", &[], Value::Null);
+    assert_eq!((status, code(&err)), (400, "bad_level"), "{err}");
+
+    // The first move: the game is created, then the move played.
+    let (status, g) = server.json("POST", "/api/games", &[], json!({"level": "novice"}));
+    assert_eq!(status, 201, "{g}");
+    assert_eq!(live_games(&server), 1);
+    let id = g["id"].as_str().unwrap();
+    let owner = [("X-Dama-Seat", g["secret"].as_str().unwrap())];
+    let (_, t) = server.json(
+        "GET",
+        &format!("/api/games/{id}/targets?square=22"),
+        &owner,
+        Value::Null,
+    );
+    assert_eq!(t, preview["targets"]["22"]);
+    let (status, played) = server.json(
+        "POST",
+        &format!("/api/games/{id}/move"),
+        &owner,
+        json!({"path": [22, 18]}),
+    );
+    assert_eq!(status, 200, "{played}");
 }
