@@ -43,7 +43,11 @@ from playwright.sync_api import sync_playwright
 
 import serving
 
-DEADLINE = 160  # seconds for the whole test (the retry check waits 7 s of back-off)
+# Seconds for the whole test (the retry check waits 7 s of back-off). A game takes about 30 s
+# on two idle cores, but one that reaches an ending costs the player's `dama analyze` about
+# 1.7 s a move (each process builds the small in-memory tables again): a CI run once took
+# over 160 s so.
+DEADLINE = 330
 SHOT_AT = 6  # the player's move at which the screenshots are taken
 
 
