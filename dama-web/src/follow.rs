@@ -105,17 +105,7 @@ pub async fn events(
             )
         })?,
     };
-    let ip = guard::request_ip(&state, &headers, peer.as_ref().map(|e| &e.0));
-    let ticket = state
-        .streams
-        .take(ip, state.streams_per_address)
-        .ok_or_else(|| {
-            state
-                .metrics
-                .rate_limited
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            ApiError::too_many_streams(state.streams_per_address)
-        })?;
+    let ticket = stream_ticket(&state, &headers, peer.as_ref())?;
     let game = find(&state, id).await?;
     let seat = query
         .seat
@@ -241,4 +231,24 @@ fn move_events(
         pos.play_unchecked(m);
     }
     out
+}
+
+/// A place among the client address's event streams (game events and live analysis alike),
+/// held while the stream is open; 429 `too_many_streams` beyond the per-address cap.
+pub(crate) fn stream_ticket(
+    state: &State,
+    headers: &HeaderMap,
+    peer: Option<&Extension<ConnectInfo<SocketAddr>>>,
+) -> Result<crate::fair::Ticket, ApiError> {
+    let ip = guard::request_ip(state, headers, peer.map(|e| &e.0));
+    state
+        .streams
+        .take(ip, state.streams_per_address)
+        .ok_or_else(|| {
+            state
+                .metrics
+                .rate_limited
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            ApiError::too_many_streams(state.streams_per_address)
+        })
 }

@@ -31,7 +31,6 @@ use serde_json::json;
 
 use super::analysis::{line_view, table_view, Asked, MAX_LINES, SLOT_WAIT};
 use super::error::ApiError;
-use super::guard;
 use super::request::{event_stream, limited, variant_of};
 use super::state::State;
 
@@ -96,17 +95,7 @@ pub async fn analysis(
     let Query(q) = query?;
     let (game, lines, asked) = ask(&q)?;
     // A stream like a game's: under the address's cap on streams, and with their lifetime.
-    let ip = guard::request_ip(&state, &headers, peer.as_ref().map(|e| &e.0));
-    let ticket = state
-        .streams
-        .take(ip, state.streams_per_address)
-        .ok_or_else(|| {
-            state
-                .metrics
-                .rate_limited
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            ApiError::too_many_streams(state.streams_per_address)
-        })?;
+    let ticket = crate::follow::stream_ticket(&state, &headers, peer.as_ref())?;
     let until = tokio::time::Instant::now() + state.stream_lifetime;
     let analyst = Arc::clone(&state.analyst);
     let permit = analyst.slot(Some(SLOT_WAIT)).await.ok_or_else(|| {
