@@ -13,6 +13,14 @@
 //! quick lane, [`STRONG_QUEUE`] for Strong, [`HARD_QUEUE`] for Hard (so that a Hard reply
 //! waits for at most about one other search); a search that finds its lane's queue full is
 //! refused at once ([`SearchError::Busy`], 503 with `Retry-After`).
+//!
+//! Lanes bound the waiting, not the CPU: on a machine with fewer cores than searches, a quick
+//! reply would still wait for a core behind Strong's and Hard's. So the Strong and Hard
+//! searches run on threads of their own at a lower scheduling priority (nice [`STRONG_NICE`]
+//! and [`HARD_NICE`] on Linux; elsewhere at the same priority): the quick searches take the
+//! cores when they need them, and the long ones use what is left. Hard thinks for a fixed
+//! time, so under load it searches less rather than answering later; Strong searches a fixed
+//! number of nodes, so it answers later, and its bounded queue refuses the rest.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -38,6 +46,14 @@ pub const STRONG_QUEUE: usize = 8;
 
 /// Searches that may wait in the Hard lane, per search it runs at once.
 pub const HARD_QUEUE: usize = 1;
+
+/// The nice value (added to the server's) of the threads that search for Strong: a third of
+/// a quick search's share of a busy core (Linux weights 335 against 1,024).
+pub const STRONG_NICE: i32 = 5;
+
+/// The nice value (added to the server's) of the threads that search for Hard: about a
+/// tenth of a quick search's share of a busy core (weights 110 against 1,024).
+pub const HARD_NICE: i32 = 10;
 
 /// What a search found, for the reply and the log.
 #[derive(Debug)]
@@ -185,7 +201,7 @@ impl Computer {
             .pop();
         let signals = self.signals.clone();
         let endgames = self.endgames.clone();
-        let task = tokio::task::spawn_blocking(move || {
+        let job = move || {
             let mut engine = free.unwrap_or_else(|| {
                 let mut engine = Engine::with_hash(HASH_MIB);
                 engine.set_endgames(endgames);
@@ -205,8 +221,15 @@ impl Computer {
                 time: r.time,
             };
             (engine, reply)
-        });
-        match task.await {
+        };
+        let done = match lane(level) {
+            0 => tokio::task::spawn_blocking(job)
+                .await
+                .map_err(|e| e.to_string()),
+            1 => run_lowered(STRONG_NICE, job).await,
+            _ => run_lowered(HARD_NICE, job).await,
+        };
+        match done {
             Ok((engine, reply)) => {
                 self.engines
                     .lock()
@@ -215,7 +238,7 @@ impl Computer {
                 Ok(reply)
             }
             // The engine was lost with the task; the next search makes a fresh one.
-            Err(err) => Err(SearchError::Failed(err.to_string())),
+            Err(err) => Err(SearchError::Failed(err)),
         }
     }
 
@@ -230,6 +253,43 @@ impl Computer {
     }
 }
 
+/// Runs `job` on a thread of its own whose nice value is raised by `nice` (a lower priority),
+/// and waits for its answer without holding an async worker. The thread ends with the job: an
+/// unprivileged thread cannot take its priority back, so a pooled one would keep it.
+async fn run_lowered<T: Send + 'static>(
+    nice: i32,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("dama-search-low".into())
+        .spawn(move || {
+            lower_priority(nice);
+            // The receiver is gone only when the request was dropped: nothing to tell.
+            let _ = tx.send(job());
+        })
+        .map_err(|e| format!("cannot start a search thread: {e}"))?;
+    rx.await
+        .map_err(|_| "the search thread ended without an answer".to_string())
+}
+
+/// Raises the calling thread's nice value by `by` (best effort: a failure leaves the priority).
+#[cfg(target_os = "linux")]
+fn lower_priority(by: i32) {
+    // On Linux the nice value belongs to each thread, and `who = 0` names the calling one.
+    #[allow(unsafe_code)]
+    // SAFETY: getpriority and setpriority read and write a scheduling value only; no memory
+    // is passed. getpriority's -1 is also an error value, in which case the set is clamped.
+    unsafe {
+        let now = libc::getpriority(libc::PRIO_PROCESS, 0);
+        libc::setpriority(libc::PRIO_PROCESS, 0, (now + by).min(19));
+    }
+}
+
+/// Elsewhere the nice value belongs to the whole process: the search keeps its priority.
+#[cfg(not(target_os = "linux"))]
+fn lower_priority(_by: i32) {}
+
 /// Counts a search as running while alive.
 struct Running<'a>(&'a Metrics);
 
@@ -243,6 +303,39 @@ impl Drop for Running<'_> {
 mod tests {
     use super::*;
     use dama_search::SeedableRng;
+
+    /// The calling thread's nice value, from `/proc/thread-self/stat` (field 19).
+    #[cfg(target_os = "linux")]
+    fn thread_nice() -> i32 {
+        let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+        // The command name (field 2) is in parentheses and may hold spaces: count after it.
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        after.split(' ').nth(16).unwrap().parse().unwrap()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn long_searches_run_at_a_lower_priority_and_leave_the_callers_alone() {
+        let before = thread_nice();
+        let inside = run_lowered(HARD_NICE, thread_nice).await.unwrap();
+        assert_eq!(inside, (before + HARD_NICE).min(19));
+        assert_eq!(thread_nice(), before, "the caller's priority is its own");
+        let strong = run_lowered(STRONG_NICE, thread_nice).await.unwrap();
+        assert_eq!(
+            strong,
+            (before + STRONG_NICE).min(19),
+            "a fresh thread each time"
+        );
+        // The quick lane's pooled threads are never lowered.
+        let pooled = tokio::task::spawn_blocking(thread_nice).await.unwrap();
+        assert_eq!(pooled, before);
+    }
+
+    #[tokio::test]
+    async fn a_lowered_job_that_panics_is_an_error_not_a_hang() {
+        let r: Result<(), String> = run_lowered(STRONG_NICE, || panic!("a bug")).await;
+        assert!(r.unwrap_err().contains("without an answer"));
+    }
 
     #[tokio::test]
     async fn more_searches_than_engines_all_get_a_move() {
