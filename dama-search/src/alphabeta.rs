@@ -316,8 +316,19 @@ impl<'a, R: Rules> Worker<'a, R> {
                 self.tt.prefetch(key);
             }
             self.keys.push(key);
-            let reduce = if depth >= 3 && !capture && !m.promotes() {
-                self.reduction(n, pv_node)
+            let quiet_move = !capture && !m.promotes();
+            if quiet_move
+                && !pv_node
+                && n > 0
+                && depth <= 3
+                && self.control.knobs.lmp > 0
+                && n >= usize::from(self.control.knobs.lmp) + (depth * depth) as usize
+                && best > -WIN + 1_000
+            {
+                break;
+            }
+            let reduce = if depth >= 3 && quiet_move {
+                self.reduction(n, depth, pv_node)
             } else {
                 0
             };
@@ -383,13 +394,17 @@ impl<'a, R: Rules> Worker<'a, R> {
 
     /// Plies by which the `n`-th quiet move (from 0) is searched less.
     #[inline(always)]
-    fn reduction(&self, n: usize, pv_node: bool) -> i32 {
+    fn reduction(&self, n: usize, depth: i32, pv_node: bool) -> i32 {
         match self.control.knobs.lmr {
             0 => 0,
             1 => i32::from(n >= 3) + i32::from(n >= 8 && !pv_node),
-            _ => {
+            2 => {
                 let first = if pv_node { 3 } else { 2 };
                 i32::from(n >= first) + i32::from(n >= 6)
+            }
+            _ => {
+                let r = i32::from(LMR_TABLE[(depth as usize).min(63)][n.min(63)]);
+                (r - i32::from(pv_node)).clamp(0, depth - 2)
             }
         }
     }
@@ -427,6 +442,44 @@ impl<'a, R: Rules> Worker<'a, R> {
     }
 }
 
+/// Reductions of `lmr=3` by depth and move number (from 0): `0.5 + ln(depth) × ln(n + 1) / 2`,
+/// rounded down, none for the first two moves. Made at compile time from a few terms of the
+/// logarithm (`const` code has no `f64::ln`).
+static LMR_TABLE: [[u8; 64]; 64] = lmr_table();
+
+const fn lmr_table() -> [[u8; 64]; 64] {
+    let mut t = [[0u8; 64]; 64];
+    let mut d = 1;
+    while d < 64 {
+        let mut n = 2;
+        while n < 64 {
+            let r = 0.5 + ln(d as f64) * ln((n + 1) as f64) / 2.0;
+            t[d][n] = r as u8;
+            n += 1;
+        }
+        d += 1;
+    }
+    t
+}
+
+/// `ln(x)` for `x ≥ 1` in `const` code: halvings to `[1, 2)`, then the series of
+/// `2 artanh((x - 1) / (x + 1))`, exact to far below the table's rounding.
+const fn ln(mut x: f64) -> f64 {
+    let mut k = 0.0;
+    while x >= 2.0 {
+        x /= 2.0;
+        k += 1.0;
+    }
+    let y = (x - 1.0) / (x + 1.0);
+    let (mut term, mut sum, mut i) = (y, 0.0, 1.0);
+    while i < 41.0 {
+        sum += term / i;
+        term *= y * y;
+        i += 2.0;
+    }
+    k * std::f64::consts::LN_2 + 2.0 * sum
+}
+
 /// The index of the best-scored move not yet picked; its score is used up.
 #[inline(always)]
 fn pick(len: usize, scores: &mut [i32]) -> usize {
@@ -444,4 +497,32 @@ fn pick(len: usize, scores: &mut [i32]) -> usize {
 
 fn first_dummy() -> Move {
     Position::start().legal_moves()[0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_const_logarithm_matches_the_library_one() {
+        for x in [1.0, 1.5, 2.0, 3.0, 10.0, 63.0, 64.0] {
+            assert!((ln(x) - f64::ln(x)).abs() < 1e-12, "ln({x})");
+        }
+    }
+
+    #[test]
+    fn the_reduction_table_grows_with_depth_and_move_number() {
+        for (d, row) in LMR_TABLE.iter().enumerate().skip(1) {
+            for (n, &r) in row.iter().enumerate() {
+                let want = if n < 2 {
+                    0
+                } else {
+                    (0.5 + f64::ln(d as f64) * f64::ln((n + 1) as f64) / 2.0) as u8
+                };
+                assert_eq!(r, want, "depth {d} move {n}");
+            }
+        }
+        assert_eq!(LMR_TABLE[3][2], 1);
+        assert_eq!(LMR_TABLE[10][10], 3);
+    }
 }

@@ -30,8 +30,12 @@ pub struct Signals {
 #[doc(hidden)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Knobs {
-    /// Late-move reductions: 0 off, 1 the first scheme, 2 the more aggressive one.
+    /// Late-move reductions: 0 off, 1 the first scheme, 2 the more aggressive one, 3 a
+    /// table growing with the logarithms of depth and move number.
     pub lmr: u8,
+    /// Late-move pruning: 0 off; N > 0 skips, in non-PV nodes of depth ≤ 3 with no capture
+    /// to make, the quiet moves after the first `N + depth²` once a move has been searched.
+    pub lmp: u8,
     /// Reverse futility up to this depth (0: off): with no capture pending for either side,
     /// a static value far above beta cuts the node.
     pub rfp: u8,
@@ -68,6 +72,7 @@ impl std::str::FromStr for Knobs {
                 .map_err(|_| format!("knob value \"{value}\": expected a number"))?;
             match name {
                 "lmr" => k.lmr = n,
+                "lmp" => k.lmp = n,
                 "hand" => k.hand_weights = n != 0,
                 "classic" => k.classic_eval = n != 0,
                 "patterns" => k.pattern_eval = n != 0,
@@ -78,7 +83,7 @@ impl std::str::FromStr for Knobs {
                 "contempt" => k.contempt = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, single, tt, contempt, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, lmp, rfp, single, tt, contempt, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -91,6 +96,7 @@ impl Default for Knobs {
     fn default() -> Knobs {
         Knobs {
             lmr: 2,
+            lmp: 0,
             hand_weights: false,
             classic_eval: false,
             pattern_eval: false,
