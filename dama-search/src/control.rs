@@ -36,6 +36,9 @@ pub struct Knobs {
     /// Late-move pruning: 0 off; N > 0 skips, in non-PV nodes of depth ≤ 3 with no capture
     /// to make, the quiet moves after the first `N + depth²` once a move has been searched.
     pub lmp: u8,
+    /// History malus: when a quiet move cuts, lower the history of the quiet moves searched
+    /// before it (1) or not (0).
+    pub history_malus: bool,
     /// Reverse futility up to this depth (0: off): with no capture pending for either side,
     /// a static value far above beta cuts the node.
     pub rfp: u8,
@@ -73,6 +76,7 @@ impl std::str::FromStr for Knobs {
             match name {
                 "lmr" => k.lmr = n,
                 "lmp" => k.lmp = n,
+                "malus" => k.history_malus = n != 0,
                 "hand" => k.hand_weights = n != 0,
                 "classic" => k.classic_eval = n != 0,
                 "patterns" => k.pattern_eval = n != 0,
@@ -83,7 +87,7 @@ impl std::str::FromStr for Knobs {
                 "contempt" => k.contempt = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, lmp, rfp, single, tt, contempt, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, lmp, malus, rfp, single, tt, contempt, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -97,6 +101,7 @@ impl Default for Knobs {
         Knobs {
             lmr: 2,
             lmp: 0,
+            history_malus: false,
             hand_weights: false,
             classic_eval: false,
             pattern_eval: false,

@@ -316,6 +316,8 @@ fn long_game(plies: usize) -> String {
     pdn::write(&g).unwrap()
 }
 
+// The review must outlast the player's move and reply (a few milliseconds): 15,000 nodes a
+// position over 40 and more plies takes a few seconds in the test build.
 #[test]
 fn a_long_review_does_not_stall_the_players() {
     let server = Arc::new(Running::start(opts()));
@@ -330,7 +332,7 @@ fn a_long_review_does_not_stall_the_players() {
     let reviewer = {
         let (server, done) = (Arc::clone(&server), Arc::clone(&done));
         std::thread::spawn(move || {
-            let (status, body) = review(&server, json!({"pdn": text, "nodes": 100_000}));
+            let (status, body) = review(&server, json!({"pdn": text, "nodes": 15_000}));
             done.store(true, Ordering::SeqCst);
             (status, body["games"][0]["plies"].as_array().map(Vec::len))
         })
