@@ -42,6 +42,12 @@ pub struct Knobs {
     /// Reverse futility up to this depth (0: off): with no capture pending for either side,
     /// a static value far above beta cuts the node.
     pub rfp: u8,
+    /// Reverse futility's margin per ply of depth, in hundredths of a man.
+    pub rfp_margin: u8,
+    /// ProbCut: 0 off; N > 0 tries, in non-PV nodes of depth ≥ 5 with no capture to make,
+    /// the first moves at depth − 4 against `beta + N` hundredths, and cuts on a move that
+    /// beats it.
+    pub probcut: u8,
     /// The shallowest depth at which the transposition table is used.
     pub tt_depth: u8,
     /// Extend nodes with a single legal move by one ply.
@@ -82,12 +88,14 @@ impl std::str::FromStr for Knobs {
                 "patterns" => k.pattern_eval = n != 0,
                 "net" => k.net_eval = n != 0,
                 "rfp" => k.rfp = n,
+                "rfpm" => k.rfp_margin = n,
+                "probcut" => k.probcut = n,
                 "single" => k.single_reply = n != 0,
                 "tt" => k.tt_depth = n,
                 "contempt" => k.contempt = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, lmp, malus, rfp, single, tt, contempt, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, lmp, malus, rfp, rfpm, probcut, single, tt, contempt, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -107,6 +115,8 @@ impl Default for Knobs {
             pattern_eval: false,
             net_eval: true,
             rfp: 3,
+            rfp_margin: 60,
+            probcut: 0,
             single_reply: false,
             tt_depth: 2,
             contempt: 0,
