@@ -151,3 +151,23 @@ impl Control<'_> {
             || self.time.should_stop(&self.signals.pondering))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_search_knob_parses_and_an_unknown_one_is_named() {
+        let k: Knobs = "lmr=3,lmp=2,malus,rfp=4,rfpm=50,probcut=90".parse().unwrap();
+        assert_eq!(
+            (k.lmr, k.lmp, k.history_malus, k.rfp, k.rfp_margin, k.probcut),
+            (3, 2, true, 4, 50, 90)
+        );
+        let d = Knobs::default();
+        assert_eq!("".parse::<Knobs>().unwrap(), d);
+        let err = "lmq=1".parse::<Knobs>().unwrap_err();
+        assert!(err.contains("\"lmq\"") && err.contains("probcut"), "{err}");
+        let err = "lmr=x".parse::<Knobs>().unwrap_err();
+        assert!(err.contains("\"x\""), "{err}");
+    }
+}
