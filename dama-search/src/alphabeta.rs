@@ -345,13 +345,6 @@ impl<'a, R: Rules> Worker<'a, R> {
         for n in 0..list.len() {
             let i = pick(list.len(), &mut scores);
             let m = list[i];
-            let child = pos.after(m);
-            let child_quiet = self.quiet_after(pos, m, quiet);
-            let key = pos.hash_after(key, m);
-            if depth > i32::from(self.control.knobs.tt_depth) {
-                self.tt.prefetch(key);
-            }
-            self.keys.push(key);
             let quiet_move = !capture && !m.promotes();
             if quiet_move
                 && !pv_node
@@ -363,6 +356,13 @@ impl<'a, R: Rules> Worker<'a, R> {
             {
                 break;
             }
+            let child = pos.after(m);
+            let child_quiet = self.quiet_after(pos, m, quiet);
+            let key = pos.hash_after(key, m);
+            if depth > i32::from(self.control.knobs.tt_depth) {
+                self.tt.prefetch(key);
+            }
+            self.keys.push(key);
             let reduce = if depth >= 3 && quiet_move {
                 self.reduction(n, depth, pv_node)
             } else {

@@ -158,9 +158,18 @@ mod tests {
 
     #[test]
     fn every_search_knob_parses_and_an_unknown_one_is_named() {
-        let k: Knobs = "lmr=3,lmp=2,malus,rfp=4,rfpm=50,probcut=90".parse().unwrap();
+        let k: Knobs = "lmr=3,lmp=2,malus,rfp=4,rfpm=50,probcut=90"
+            .parse()
+            .unwrap();
         assert_eq!(
-            (k.lmr, k.lmp, k.history_malus, k.rfp, k.rfp_margin, k.probcut),
+            (
+                k.lmr,
+                k.lmp,
+                k.history_malus,
+                k.rfp,
+                k.rfp_margin,
+                k.probcut
+            ),
             (3, 2, true, 4, 50, 90)
         );
         let d = Knobs::default();
