@@ -339,9 +339,6 @@ impl<'a, R: Rules> Worker<'a, R> {
         let mut best = -INFINITE;
         let mut best_index = None;
         let us = pos.turn();
-        // The quiet moves searched so far (their places in `list`), for the history malus.
-        let mut tried = [0u8; 32];
-        let mut ntried = 0;
         for n in 0..list.len() {
             let i = pick(list.len(), &mut scores);
             let m = list[i];
@@ -393,10 +390,6 @@ impl<'a, R: Rules> Worker<'a, R> {
             if self.stopped {
                 return 0;
             }
-            if quiet_move && ntried < tried.len() {
-                tried[ntried] = i as u8;
-                ntried += 1;
-            }
             if v > best {
                 best = v;
                 best_index = Some(i);
@@ -407,11 +400,6 @@ impl<'a, R: Rules> Worker<'a, R> {
                         if !capture {
                             self.killers.add(ply, m);
                             self.history.reward(us, m, depth);
-                            if self.control.knobs.history_malus {
-                                for &q in &tried[..ntried] {
-                                    self.history.punish(us, list[usize::from(q)], depth);
-                                }
-                            }
                         }
                         break;
                     }

@@ -36,9 +36,7 @@ pub struct Knobs {
     /// Late-move pruning: 0 off; N > 0 skips, in non-PV nodes of depth ≤ 3 with no capture
     /// to make, the quiet moves after the first `N + depth²` once a move has been searched.
     pub lmp: u8,
-    /// History malus: when a quiet move cuts, lower the history of the quiet moves searched
-    /// before it (1) or not (0).
-    pub history_malus: bool,
+
     /// Reverse futility up to this depth (0: off): with no capture pending for either side,
     /// a static value far above beta cuts the node.
     pub rfp: u8,
@@ -82,7 +80,6 @@ impl std::str::FromStr for Knobs {
             match name {
                 "lmr" => k.lmr = n,
                 "lmp" => k.lmp = n,
-                "malus" => k.history_malus = n != 0,
                 "hand" => k.hand_weights = n != 0,
                 "classic" => k.classic_eval = n != 0,
                 "patterns" => k.pattern_eval = n != 0,
@@ -95,7 +92,7 @@ impl std::str::FromStr for Knobs {
                 "contempt" => k.contempt = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, lmp, malus, rfp, rfpm, probcut, single, tt, contempt, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, lmp, rfp, rfpm, probcut, single, tt, contempt, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -109,7 +106,6 @@ impl Default for Knobs {
         Knobs {
             lmr: 2,
             lmp: 0,
-            history_malus: false,
             hand_weights: false,
             classic_eval: false,
             pattern_eval: false,
@@ -158,19 +154,10 @@ mod tests {
 
     #[test]
     fn every_search_knob_parses_and_an_unknown_one_is_named() {
-        let k: Knobs = "lmr=3,lmp=2,malus,rfp=4,rfpm=50,probcut=90"
-            .parse()
-            .unwrap();
+        let k: Knobs = "lmr=3,lmp=2,rfp=4,rfpm=50,probcut=90".parse().unwrap();
         assert_eq!(
-            (
-                k.lmr,
-                k.lmp,
-                k.history_malus,
-                k.rfp,
-                k.rfp_margin,
-                k.probcut
-            ),
-            (3, 2, true, 4, 50, 90)
+            (k.lmr, k.lmp, k.rfp, k.rfp_margin, k.probcut),
+            (3, 2, 4, 50, 90)
         );
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);

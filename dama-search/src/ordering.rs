@@ -48,14 +48,6 @@ impl History {
         self.0[us.index()][m.from().index()][m.to().index()]
     }
 
-    /// Lowers `m`'s value by `depth²` (a quiet move searched before the one that cut),
-    /// floored at minus the ceiling.
-    #[inline]
-    pub fn punish(&mut self, us: Color, m: Move, depth: i32) {
-        let entry = &mut self.0[us.index()][m.from().index()][m.to().index()];
-        *entry = (*entry - depth * depth).max(-HISTORY_MAX);
-    }
-
     #[inline]
     pub fn reward(&mut self, us: Color, m: Move, depth: i32) {
         let entry = &mut self.0[us.index()][m.from().index()][m.to().index()];
