@@ -343,16 +343,6 @@ impl<'a, R: Rules> Worker<'a, R> {
             let i = pick(list.len(), &mut scores);
             let m = list[i];
             let quiet_move = !capture && !m.promotes();
-            if quiet_move
-                && !pv_node
-                && n > 0
-                && depth <= 3
-                && self.control.knobs.lmp > 0
-                && n >= usize::from(self.control.knobs.lmp) + (depth * depth) as usize
-                && best > -WIN + 1_000
-            {
-                break;
-            }
             let child = pos.after(m);
             let child_quiet = self.quiet_after(pos, m, quiet);
             let key = pos.hash_after(key, m);

@@ -33,9 +33,6 @@ pub struct Knobs {
     /// Late-move reductions: 0 off, 1 the first scheme, 2 the more aggressive one, 3 a
     /// table growing with the logarithms of depth and move number.
     pub lmr: u8,
-    /// Late-move pruning: 0 off; N > 0 skips, in non-PV nodes of depth ≤ 3 with no capture
-    /// to make, the quiet moves after the first `N + depth²` once a move has been searched.
-    pub lmp: u8,
 
     /// Reverse futility up to this depth (0: off): with no capture pending for either side,
     /// a static value far above beta cuts the node.
@@ -79,7 +76,6 @@ impl std::str::FromStr for Knobs {
                 .map_err(|_| format!("knob value \"{value}\": expected a number"))?;
             match name {
                 "lmr" => k.lmr = n,
-                "lmp" => k.lmp = n,
                 "hand" => k.hand_weights = n != 0,
                 "classic" => k.classic_eval = n != 0,
                 "patterns" => k.pattern_eval = n != 0,
@@ -92,7 +88,7 @@ impl std::str::FromStr for Knobs {
                 "contempt" => k.contempt = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, lmp, rfp, rfpm, probcut, single, tt, contempt, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, probcut, single, tt, contempt, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -105,7 +101,6 @@ impl Default for Knobs {
     fn default() -> Knobs {
         Knobs {
             lmr: 2,
-            lmp: 0,
             hand_weights: false,
             classic_eval: false,
             pattern_eval: false,
@@ -154,11 +149,8 @@ mod tests {
 
     #[test]
     fn every_search_knob_parses_and_an_unknown_one_is_named() {
-        let k: Knobs = "lmr=3,lmp=2,rfp=4,rfpm=50,probcut=90".parse().unwrap();
-        assert_eq!(
-            (k.lmr, k.lmp, k.rfp, k.rfp_margin, k.probcut),
-            (3, 2, 4, 50, 90)
-        );
+        let k: Knobs = "lmr=3,rfp=4,rfpm=50,probcut=90".parse().unwrap();
+        assert_eq!((k.lmr, k.rfp, k.rfp_margin, k.probcut), (3, 4, 50, 90));
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);
         let err = "lmq=1".parse::<Knobs>().unwrap_err();
