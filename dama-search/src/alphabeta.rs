@@ -299,39 +299,6 @@ impl<'a, R: Rules> Worker<'a, R> {
             }
         }
 
-        if !pv_node
-            && depth >= 5
-            && self.control.knobs.probcut > 0
-            && !capture
-            && beta.abs() < WIN - 1_000
-        {
-            let pbeta = beta + i32::from(self.control.knobs.probcut);
-            let mut scores = [0i32; dama_rules::MAX_MOVES];
-            self.score_moves(pos, &list, &mut scores, tt_move, ply);
-            for _ in 0..list.len().min(3) {
-                let m = list[pick(list.len(), &mut scores)];
-                let child = pos.after(m);
-                let child_quiet = self.quiet_after(pos, m, quiet);
-                self.keys.push(pos.hash_after(key, m));
-                let v = -self.search(
-                    &child,
-                    -pbeta,
-                    -pbeta + 1,
-                    depth - 4,
-                    ply + 1,
-                    child_quiet,
-                    false,
-                );
-                self.keys.pop();
-                if self.stopped {
-                    return 0;
-                }
-                if v >= pbeta {
-                    return v;
-                }
-            }
-        }
-
         let mut scores = [0i32; dama_rules::MAX_MOVES];
         self.score_moves(pos, &list, &mut scores, tt_move, ply);
 

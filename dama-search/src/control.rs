@@ -30,8 +30,8 @@ pub struct Signals {
 #[doc(hidden)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Knobs {
-    /// Late-move reductions: 0 off, 1 the first scheme, 2 the more aggressive one, 3 a
-    /// table growing with the logarithms of depth and move number.
+    /// Late-move reductions: 0 off, 1 the first scheme, 2 the more aggressive one, 3 (the
+    /// default) a table growing with the logarithms of depth and move number.
     pub lmr: u8,
 
     /// Reverse futility up to this depth (0: off): with no capture pending for either side,
@@ -39,10 +39,6 @@ pub struct Knobs {
     pub rfp: u8,
     /// Reverse futility's margin per ply of depth, in hundredths of a man.
     pub rfp_margin: u8,
-    /// ProbCut: 0 off; N > 0 tries, in non-PV nodes of depth ≥ 5 with no capture to make,
-    /// the first moves at depth − 4 against `beta + N` hundredths, and cuts on a move that
-    /// beats it.
-    pub probcut: u8,
     /// The shallowest depth at which the transposition table is used.
     pub tt_depth: u8,
     /// Extend nodes with a single legal move by one ply.
@@ -82,13 +78,12 @@ impl std::str::FromStr for Knobs {
                 "net" => k.net_eval = n != 0,
                 "rfp" => k.rfp = n,
                 "rfpm" => k.rfp_margin = n,
-                "probcut" => k.probcut = n,
                 "single" => k.single_reply = n != 0,
                 "tt" => k.tt_depth = n,
                 "contempt" => k.contempt = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, probcut, single, tt, contempt, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -100,14 +95,13 @@ impl std::str::FromStr for Knobs {
 impl Default for Knobs {
     fn default() -> Knobs {
         Knobs {
-            lmr: 2,
+            lmr: 3,
             hand_weights: false,
             classic_eval: false,
             pattern_eval: false,
             net_eval: true,
             rfp: 3,
             rfp_margin: 60,
-            probcut: 0,
             single_reply: false,
             tt_depth: 2,
             contempt: 0,
@@ -149,12 +143,12 @@ mod tests {
 
     #[test]
     fn every_search_knob_parses_and_an_unknown_one_is_named() {
-        let k: Knobs = "lmr=3,rfp=4,rfpm=50,probcut=90".parse().unwrap();
-        assert_eq!((k.lmr, k.rfp, k.rfp_margin, k.probcut), (3, 4, 50, 90));
+        let k: Knobs = "lmr=1,rfp=4,rfpm=50".parse().unwrap();
+        assert_eq!((k.lmr, k.rfp, k.rfp_margin), (1, 4, 50));
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);
         let err = "lmq=1".parse::<Knobs>().unwrap_err();
-        assert!(err.contains("\"lmq\"") && err.contains("probcut"), "{err}");
+        assert!(err.contains("\"lmq\"") && err.contains("rfpm"), "{err}");
         let err = "lmr=x".parse::<Knobs>().unwrap_err();
         assert!(err.contains("\"x\""), "{err}");
     }
