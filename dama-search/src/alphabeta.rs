@@ -309,7 +309,6 @@ impl<'a, R: Rules> Worker<'a, R> {
         for n in 0..list.len() {
             let i = pick(list.len(), &mut scores);
             let m = list[i];
-            let quiet_move = !capture && !m.promotes();
             let child = pos.after(m);
             let child_quiet = self.quiet_after(pos, m, quiet);
             let key = pos.hash_after(key, m);
@@ -317,7 +316,7 @@ impl<'a, R: Rules> Worker<'a, R> {
                 self.tt.prefetch(key);
             }
             self.keys.push(key);
-            let reduce = if depth >= 3 && quiet_move {
+            let reduce = if depth >= 3 && !capture && !m.promotes() {
                 self.reduction(n, depth, pv_node)
             } else {
                 0

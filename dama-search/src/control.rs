@@ -33,7 +33,6 @@ pub struct Knobs {
     /// Late-move reductions: 0 off, 1 the first scheme, 2 the more aggressive one, 3 (the
     /// default) a table growing with the logarithms of depth and move number.
     pub lmr: u8,
-
     /// Reverse futility up to this depth (0: off): with no capture pending for either side,
     /// a static value far above beta cuts the node.
     pub rfp: u8,

@@ -463,23 +463,10 @@ fn build_once(
 }
 
 /// Makes the calling thread yield to everything else on the machine (nice 19), so that a
-/// background table build never slows a search or another program: on Linux, through
-/// `renice` on the thread's own id (read from `/proc/thread-self`; a thread's nice value is
-/// its own there, and threads it starts inherit it). Best effort, without `unsafe`: where
-/// that fails (another system, no `renice`), the build runs at normal priority, logged.
+/// background table build never slows a search or another program (threads it starts
+/// inherit it). Best effort: where that fails, the build runs at normal priority, logged.
 fn lower_this_threads_priority() {
-    let tid = std::fs::read_link("/proc/thread-self")
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
-    let lowered = tid.is_some_and(|tid| {
-        std::process::Command::new("renice")
-            .args(["-n", "19", "-p", &tid])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    });
-    if !lowered {
+    if !crate::lower_thread_priority(19) {
         tracing::debug!("the endgame table build runs at normal priority");
     }
 }

@@ -53,6 +53,31 @@ pub use limits::{Clock, Limits, TimeControl};
 pub use score::Score;
 pub use tt::Table;
 
+/// Raises the calling thread's nice value by `by` (a lower scheduling priority, at most nice
+/// 19), and says whether it could. On Linux a thread's nice value is its own (`who = 0` of
+/// `setpriority` names the calling thread) and threads it starts inherit it; an unprivileged
+/// thread cannot take it back. Elsewhere the value belongs to the whole process, so nothing is
+/// changed and the answer is `false`.
+#[doc(hidden)]
+pub fn lower_thread_priority(by: i32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        #[allow(unsafe_code)]
+        // SAFETY: getpriority and setpriority read and write a scheduling value only; no
+        // memory is passed. getpriority's -1 is also an error value: the set is clamped anyway.
+        let done = unsafe {
+            let now = libc::getpriority(libc::PRIO_PROCESS, 0);
+            libc::setpriority(libc::PRIO_PROCESS, 0, (now + by).min(19)) == 0
+        };
+        done
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = by;
+        false
+    }
+}
+
 /// The trait that gives [`ChaCha8Rng::seed_from_u64`].
 pub use rand::SeedableRng;
 /// The seeded generator the levels choose with, re-exported so that embedders need not

@@ -264,7 +264,8 @@ async fn run_lowered<T: Send + 'static>(
     std::thread::Builder::new()
         .name("dama-search-low".into())
         .spawn(move || {
-            lower_priority(nice);
+            // Best effort: where it cannot, the search keeps the server's priority.
+            dama_search::lower_thread_priority(nice);
             // The receiver is gone only when the request was dropped: nothing to tell.
             let _ = tx.send(job());
         })
@@ -272,23 +273,6 @@ async fn run_lowered<T: Send + 'static>(
     rx.await
         .map_err(|_| "the search thread ended without an answer".to_string())
 }
-
-/// Raises the calling thread's nice value by `by` (best effort: a failure leaves the priority).
-#[cfg(target_os = "linux")]
-fn lower_priority(by: i32) {
-    // On Linux the nice value belongs to each thread, and `who = 0` names the calling one.
-    #[allow(unsafe_code)]
-    // SAFETY: getpriority and setpriority read and write a scheduling value only; no memory
-    // is passed. getpriority's -1 is also an error value, in which case the set is clamped.
-    unsafe {
-        let now = libc::getpriority(libc::PRIO_PROCESS, 0);
-        libc::setpriority(libc::PRIO_PROCESS, 0, (now + by).min(19));
-    }
-}
-
-/// Elsewhere the nice value belongs to the whole process: the search keeps its priority.
-#[cfg(not(target_os = "linux"))]
-fn lower_priority(_by: i32) {}
 
 /// Counts a search as running while alive.
 struct Running<'a>(&'a Metrics);
