@@ -257,6 +257,11 @@ The JSON API (under /api) is described by GET /api and in the README.")]
         /// Behind a reverse proxy: the client's address is the last one of X-Forwarded-For.
         #[arg(long)]
         trust_proxy: bool,
+        /// The endgame tables the computer and the analysis read (default: $DAMA_EGTB, else
+        /// ~/.cache/dama/egtb; `dama egtb build` makes them), never written. Without files,
+        /// the tables of up to 4 pieces are built in memory.
+        #[arg(long, value_name = "DIR")]
+        egtb: Option<std::path::PathBuf>,
     },
     /// List the legal moves of a position, one per line.
     Moves {

@@ -22,6 +22,7 @@
 //! time, so under load it searches less rather than answering later; Strong searches a fixed
 //! number of nodes, so it answers later, and its bounded queue refuses the rest.
 
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -153,13 +154,14 @@ pub struct Computer {
 
 impl Computer {
     /// `count` quick searches (at least one) and half as many Strong and Hard ones (at least
-    /// one each) at the same time, each with its own engine, counted in `metrics`.
-    pub fn new(count: usize, metrics: Arc<Metrics>) -> Computer {
+    /// one each) at the same time, each with its own engine, counted in `metrics`, with the
+    /// table files of `egtb` (none: the in-memory tables only).
+    pub fn new(count: usize, metrics: Arc<Metrics>, egtb: Option<&Path>) -> Computer {
         let quick = count.max(1);
         let long = (count / 2).max(1);
         Computer {
             engines: Mutex::new(Vec::with_capacity(quick + 2 * long)),
-            endgames: Endgames::from_dir(&dama_search::egtb::default_dir(), false),
+            endgames: egtb.map_or_else(Endgames::memory_only, |dir| Endgames::from_dir(dir, false)),
             lanes: [
                 Lane::new("quick", quick, QUICK_QUEUE, 1),
                 Lane::new("strong", long, STRONG_QUEUE, 1),
@@ -323,7 +325,7 @@ mod tests {
 
     #[tokio::test]
     async fn more_searches_than_engines_all_get_a_move() {
-        let computer = std::sync::Arc::new(Computer::new(1, Arc::default()));
+        let computer = std::sync::Arc::new(Computer::new(1, Arc::default(), None));
         let mut tasks = Vec::new();
         for seed in 0..3 {
             let c = std::sync::Arc::clone(&computer);
@@ -342,7 +344,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn quick_and_strong_replies_never_wait_behind_hard_and_a_full_queue_is_refused_at_once() {
-        let computer = Arc::new(Computer::new(2, Arc::default()));
+        let computer = Arc::new(Computer::new(2, Arc::default(), None));
         // Out of the opening book: Hard thinks its full second.
         let pos =
             dama_rules::notation::fen::parse("W:W18,21,22,25,26,29,30,31:B2,3,5,9,10,11,12,15")

@@ -96,10 +96,14 @@ pub struct Options {
     pub replies_per_minute: u32,
     /// Take the client's address from `X-Forwarded-For` (behind a reverse proxy).
     pub trust_proxy: bool,
+    /// The endgame table files the computer and the analysis read (never written: `dama
+    /// egtb build` writes them); `None`: only the tables built in memory (up to 4 pieces).
+    pub egtb: Option<PathBuf>,
 }
 
 impl Options {
-    /// Loopback, any free port, in memory, two searchers, and the defaults of `dama serve`.
+    /// Loopback, any free port, in memory, two searchers, the table files of the default
+    /// directory (`dama_search::egtb::default_dir`), and the defaults of `dama serve`.
     pub fn loopback() -> Options {
         Options {
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
@@ -119,6 +123,7 @@ impl Options {
             games_per_minute: 30,
             replies_per_minute: 600,
             trust_proxy: false,
+            egtb: Some(dama_search::egtb::default_dir()),
         }
     }
 }

@@ -52,7 +52,7 @@ impl State {
     /// The state for `opts`, over `db`, stopping when `stopping` turns true.
     pub fn new(opts: &Options, db: Db, stopping: watch::Receiver<bool>) -> State {
         let metrics = Arc::new(Metrics::default());
-        let computer = Computer::new(opts.searchers, Arc::clone(&metrics));
+        let computer = Computer::new(opts.searchers, Arc::clone(&metrics), opts.egtb.as_deref());
         let analyst = Arc::new(Analyst::new(opts.analysts, computer.endgames()));
         State {
             store: Arc::new(Store::new(

@@ -28,13 +28,18 @@ fn existing_dir(args: &EgtbArgs) -> Result<PathBuf, CliError> {
             .map(|d| ("$DAMA_EGTB", PathBuf::from(d))),
     };
     match named {
-        Some((what, dir)) if !dir.is_dir() => Err(CliError::Usage(format!(
-            "{what} {}: no such directory: expected the directory of the tables (`dama egtb \
-             build --dir DIR` makes one)",
-            dir.display()
-        ))),
+        Some((what, dir)) if !dir.is_dir() => Err(no_such_dir(what, &dir)),
         _ => Ok(dir_of(args)),
     }
+}
+
+/// A tables' directory named by `what` (an option, `$DAMA_EGTB`) that is not there.
+pub(crate) fn no_such_dir(what: &str, dir: &std::path::Path) -> CliError {
+    CliError::Usage(format!(
+        "{what} {}: no such directory: expected the directory of the tables (`dama egtb build \
+         --dir DIR` makes one)",
+        dir.display()
+    ))
 }
 
 fn egtb_error(e: dama_egtb::Error) -> CliError {

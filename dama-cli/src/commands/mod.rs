@@ -207,6 +207,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             games_per_minute,
             replies_per_minute,
             trust_proxy,
+            egtb,
         } => crate::serve::run(
             crate::serve::Options {
                 bind,
@@ -231,6 +232,11 @@ pub fn run(command: Command) -> Result<Status, CliError> {
                 games_per_minute,
                 replies_per_minute,
                 trust_proxy,
+                egtb: Some(match egtb {
+                    Some(dir) if !dir.is_dir() => return Err(egtb::no_such_dir("--egtb", &dir)),
+                    Some(dir) => dir,
+                    None => dama_search::egtb::default_dir(),
+                }),
             },
             open,
         ),

@@ -300,6 +300,27 @@ fn a_tables_directory_that_does_not_exist_is_an_error() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("$DAMA_EGTB /nonexistent/env-tables"));
+    // dama serve's own option: refused before the server listens.
+    #[cfg(feature = "serve")]
+    {
+        let o = dama(
+            &[
+                "serve",
+                "--memory",
+                "--port",
+                "0",
+                "--egtb",
+                "/nonexistent/tables",
+            ],
+            None,
+        );
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("--egtb /nonexistent/tables: no such directory"),
+            "{err}"
+        );
+    }
 }
 
 #[test]

@@ -20,11 +20,11 @@ fn review(server: &Running, body: Value) -> (u16, Value) {
 }
 
 /// What the server's search says of `fen` at `depth` (a fresh engine, as the server's, with
-/// the same endgame tables: where their files cover the position, the search ends early).
+/// the same endgame tables, the in-memory ones).
 fn engine_score(fen_text: &str, depth: u32) -> (i32, String, u32) {
     let game = Game::from_position(Variant::Italian, fen::parse(fen_text).unwrap());
     let mut engine = Engine::with_hash(8);
-    engine.set_endgames(Endgames::from_dir(&dama_search::egtb::default_dir(), false));
+    engine.set_endgames(Endgames::memory_only());
     let limits = Limits {
         depth: Some(depth),
         nodes: Some(200_000),

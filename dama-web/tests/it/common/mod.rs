@@ -118,6 +118,8 @@ pub struct Answer {
 pub fn opts() -> Options {
     Options {
         searchers: 1,
+        // Hermetic: no table files of the user's (the in-memory tables only).
+        egtb: None,
         ..Options::loopback()
     }
 }
