@@ -100,7 +100,7 @@ impl Default for Knobs {
             pattern_eval: false,
             net_eval: true,
             rfp: 3,
-            rfp_margin: 60,
+            rfp_margin: 40,
             single_reply: false,
             tt_depth: 2,
             contempt: 0,
