@@ -3,7 +3,7 @@
 use crate::movegen::{
     count_for_side, for_each_quiet_child, perft2_short, BlackSide, Side, WhiteSide,
 };
-use crate::{Color, Move, MoveList, Position, Rules};
+use crate::{with_rules, Color, Move, MoveList, Position, Rules, Variant};
 
 /// Leaves of the legal-move tree of depth `depth` under rules `R`.
 ///
@@ -46,6 +46,26 @@ fn perft_side<R: Rules, S: Side>(pos: &Position, depth: u32) -> u64 {
             total
         }
     }
+}
+
+/// [`perft`] under the rules of a variant chosen at run time.
+///
+/// Compiled here, with this crate's optimisation: a caller built without optimisation (a test
+/// or a debug build of a tool) counts at full speed, which it would not with `perft::<R>`
+/// instantiated in its own code.
+///
+/// ```
+/// use dama_rules::{perft::perft_of, Position, Variant};
+/// assert_eq!(perft_of(Variant::Italian, &Position::start(), 4), 1469);
+/// ```
+pub fn perft_of(variant: Variant, pos: &Position, depth: u32) -> u64 {
+    with_rules!(variant, R => perft::<R>(pos, depth))
+}
+
+/// [`divide`] under the rules of a variant chosen at run time (compiled here, as
+/// [`perft_of`]).
+pub fn divide_of(variant: Variant, pos: &Position, depth: u32) -> Vec<(Move, u64)> {
+    with_rules!(variant, R => divide::<R>(pos, depth))
 }
 
 /// Perft of each legal move at depth `depth` (the "divide" of a perft run), in generation order.

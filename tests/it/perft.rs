@@ -2,8 +2,9 @@
 //! cases above a node cap are left to the benchmarks and to `.ci/run`'s release-mode check.
 
 use dama::rules::notation::fen;
-use dama::rules::perft::{divide, perft};
-use dama::rules::{with_rules, Position, Variant};
+// The `_of` forms: compiled in dama-rules with its optimisation, not here without any.
+use dama::rules::perft::{divide_of, perft, perft_of};
+use dama::rules::{Position, Variant};
 
 /// Largest leaf count checked in the test suite (about a second in the test profile).
 const NODE_CAP: u64 = 25_000_000;
@@ -48,7 +49,7 @@ fn published_start_position_numbers() {
     let mut checked = 0;
     for case in cases().iter().filter(|c| c.nodes <= NODE_CAP) {
         let pos = fen::parse(&case.fen).expect("valid FEN in perft.txt");
-        let got = with_rules!(case.variant, R => perft::<R>(&pos, case.depth));
+        let got = perft_of(case.variant, &pos, case.depth);
         assert_eq!(
             got, case.nodes,
             "{} {} depth {}",
@@ -75,14 +76,10 @@ fn italian_start_through_depth_9() {
 fn divide_sums_to_perft() {
     for variant in Variant::ALL {
         let pos = Position::start();
-        let parts = with_rules!(variant, R => divide::<R>(&pos, 5));
+        let parts = divide_of(variant, &pos, 5);
         let total: u64 = parts.iter().map(|&(_, n)| n).sum();
         assert_eq!(parts.len(), 7);
-        assert_eq!(
-            total,
-            with_rules!(variant, R => perft::<R>(&pos, 5)),
-            "{variant}"
-        );
+        assert_eq!(total, perft_of(variant, &pos, 5), "{variant}");
     }
 }
 

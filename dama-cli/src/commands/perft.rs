@@ -2,8 +2,8 @@
 
 use std::time::Instant;
 
-use dama_rules::perft::{divide, perft};
-use dama_rules::{with_rules, Variant};
+use dama_rules::perft::{divide_of, perft_of};
+use dama_rules::Variant;
 
 use crate::error::CliError;
 use crate::exit::Status;
@@ -17,7 +17,7 @@ pub fn run(
 ) -> Result<Status, CliError> {
     let pos = super::position(fen_text)?;
     if show_divide && depth > 0 {
-        let mut counts = with_rules!(variant, R => divide::<R>(&pos, depth));
+        let mut counts = divide_of(variant, &pos, depth);
         counts.sort_by_key(|&(m, _)| m);
         for (m, n) in counts {
             output::line(format_args!("{m}: {n}"))?;
@@ -28,7 +28,7 @@ pub fn run(
     let first = depth.min(1);
     for d in first..=depth {
         let start = Instant::now();
-        let nodes = with_rules!(variant, R => perft::<R>(&pos, d));
+        let nodes = perft_of(variant, &pos, d);
         let secs = start.elapsed().as_secs_f64();
         let nps = if secs > 0.0 { nodes as f64 / secs } else { 0.0 };
         output::line(format_args!(
