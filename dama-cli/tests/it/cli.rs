@@ -352,6 +352,8 @@ fn dama_os(args: &[std::ffi::OsString], dir: &std::path::Path) -> Output {
     }
 }
 
+/// About 10 s in debug: some 630 runs of the command, each its own process (the unit test of
+/// the parser checks every argument in-process; this one runs the commands the values reach).
 #[test]
 fn extreme_arguments_never_panic_and_errors_quote_them() {
     use std::ffi::OsString;
