@@ -18,8 +18,9 @@
 //!   evaluation in hundredths of a man for the side to move.
 //!
 //! The integer inference has two paths that give the same value bit for bit (a test):
-//! [`Network::evaluate`] from an accumulator, in fixed-size chunks that the compiler turns
-//! into SIMD (x86-64's SSE2 `pmaddwd`, which every x86-64 CPU has; NEON on ARM), and
+//! [`Network::evaluate`] from an accumulator (AVX2 intrinsics where the CPU has them, with
+//! the tail in bytes, `vpmaddubsw`, when its weights fit [`TAIL8_MAX`]; elsewhere fixed-size
+//! chunks that the compiler turns into SIMD: SSE2's `pmaddwd`, NEON on ARM), and
 //! [`Network::evaluate_scalar`], square by square from scratch.
 //!
 //! # The net file (version 1)
@@ -87,7 +88,15 @@ pub struct Network {
     pub w3: [i32; TAIL],
     /// Output bias (scale `QA × QO`).
     pub b3: i32,
+    /// The tail weights as `i8` when every one is within ±[`TAIL8_MAX`] (see
+    /// [`Network::tail8_of`]): the AVX2 path then multiplies bytes (`vpmaddubsw`), 32 products
+    /// an instruction instead of 16.
+    pub(crate) tail8: Option<Box<[[i8; 2 * HIDDEN]; TAIL]>>,
 }
+
+/// The largest tail weight (in absolute value) that the byte path takes: four products of a
+/// clipped input (at most [`QA`]) and such a weight still sum inside `i16`.
+pub const TAIL8_MAX: i16 = 64;
 
 /// The accumulators of a position: `[White's perspective, Black's]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,6 +161,21 @@ impl Accumulator {
 }
 
 impl Network {
+    /// The tail weights as bytes, when every one is within ±[`TAIL8_MAX`] (`None` otherwise:
+    /// the AVX2 path then multiplies `i16`). Build a [`Network`] with this as its `tail8`.
+    pub fn tail8_of(w2: &[[i16; 2 * HIDDEN]; TAIL]) -> Option<Box<[[i8; 2 * HIDDEN]; TAIL]>> {
+        if w2.iter().flatten().any(|w| w.abs() > TAIL8_MAX) {
+            return None;
+        }
+        let mut out = Box::new([[0i8; 2 * HIDDEN]; TAIL]);
+        for (row, src) in out.iter_mut().zip(w2.iter()) {
+            for (d, &w) in row.iter_mut().zip(src.iter()) {
+                *d = w as i8;
+            }
+        }
+        Some(out)
+    }
+
     /// The accumulators of `pos`, from scratch.
     pub fn refresh(&self, pos: &Position) -> Accumulator {
         let mut acc = Accumulator([self.b1; 2]);
@@ -257,11 +281,106 @@ impl Network {
         self.evaluate_portable(acc, turn)
     }
 
-    /// [`Network::evaluate`] compiled for AVX2 (the same code).
+    /// [`Network::evaluate`] in AVX2 intrinsics: the clipped accumulators stay in sixteen
+    /// registers of 16 `i16`, each tail row is 16 `vpmaddwd` into two sums, and four rows'
+    /// sums are reduced together by `vphaddd`. Integer sums in another order: the same value
+    /// bit for bit (no partial sum overflows, by [`Network::check_range`]). The compiler's
+    /// vectorisation of [`Network::evaluate_portable`] worked on 128-bit halves with spills:
+    /// measured in docs/tuning.md.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
+    #[allow(unsafe_code)]
     fn evaluate_avx2(&self, acc: &Accumulator, turn: Color) -> i32 {
-        self.evaluate_portable(acc, turn)
+        use std::arch::x86_64::*;
+        const CHUNKS: usize = HIDDEN / 16;
+        let us = usize::from(turn == Color::Black);
+        let zero = _mm256_setzero_si256();
+        let top = _mm256_set1_epi16(QA as i16);
+        let mut input = [zero; 2 * CHUNKS];
+        for (half, side) in [us, 1 - us].into_iter().enumerate() {
+            let src = acc.0[side].as_ptr().cast::<__m256i>();
+            for k in 0..CHUNKS {
+                // SAFETY: `k < CHUNKS`, so the 32 bytes read lie inside the half's
+                // `HIDDEN` values; unaligned loads need no alignment.
+                let v = unsafe { _mm256_loadu_si256(src.add(k)) };
+                input[half * CHUNKS + k] = _mm256_min_epi16(_mm256_max_epi16(v, zero), top);
+            }
+        }
+        let mut sums = [0i32; TAIL];
+        if let Some(tail8) = &self.tail8 {
+            // Bytes: the clipped inputs (0..=QA) packed 32 a register, in their order.
+            let mut bytes = [zero; CHUNKS];
+            for (k, b) in bytes.iter_mut().enumerate() {
+                let packed = _mm256_packus_epi16(input[2 * k], input[2 * k + 1]);
+                *b = _mm256_permute4x64_epi64::<0b11_01_10_00>(packed);
+            }
+            let ones = _mm256_set1_epi16(1);
+            for j in (0..TAIL).step_by(4) {
+                let mut s = [zero; 4];
+                for (q, sq) in s.iter_mut().enumerate() {
+                    let row = tail8[j + q].as_ptr().cast::<__m256i>();
+                    let mut sum = zero;
+                    for k in (0..CHUNKS).step_by(2) {
+                        // SAFETY: `k + 1 < CHUNKS`: both reads lie inside the row's
+                        // `2 × HIDDEN` bytes.
+                        let (wa, wb) = unsafe {
+                            (
+                                _mm256_loadu_si256(row.add(k)),
+                                _mm256_loadu_si256(row.add(k + 1)),
+                            )
+                        };
+                        // Four products of at most QA × TAIL8_MAX each: inside i16.
+                        let pairs = _mm256_add_epi16(
+                            _mm256_maddubs_epi16(bytes[k], wa),
+                            _mm256_maddubs_epi16(bytes[k + 1], wb),
+                        );
+                        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(pairs, ones));
+                    }
+                    *sq = sum;
+                }
+                let h =
+                    _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+                let r = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256::<1>(h));
+                // SAFETY: `j + 4 <= TAIL`: the 16 bytes written lie inside `sums`.
+                unsafe { _mm_storeu_si128(sums.as_mut_ptr().add(j).cast::<__m128i>(), r) };
+            }
+            return self.finish(&sums);
+        }
+        for j in (0..TAIL).step_by(4) {
+            let mut s = [zero; 4];
+            for (q, sq) in s.iter_mut().enumerate() {
+                let row = self.w2[j + q].as_ptr().cast::<__m256i>();
+                let (mut a, mut b) = (zero, zero);
+                for k in (0..2 * CHUNKS).step_by(2) {
+                    // SAFETY: `k + 1 < 2 × CHUNKS`: both reads lie inside the row's
+                    // `2 × HIDDEN` values.
+                    let (wa, wb) = unsafe {
+                        (
+                            _mm256_loadu_si256(row.add(k)),
+                            _mm256_loadu_si256(row.add(k + 1)),
+                        )
+                    };
+                    a = _mm256_add_epi32(a, _mm256_madd_epi16(input[k], wa));
+                    b = _mm256_add_epi32(b, _mm256_madd_epi16(input[k + 1], wb));
+                }
+                *sq = _mm256_add_epi32(a, b);
+            }
+            let h = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+            let r = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256::<1>(h));
+            // SAFETY: `j + 4 <= TAIL`: the 16 bytes written lie inside `sums`.
+            unsafe { _mm_storeu_si128(sums.as_mut_ptr().add(j).cast::<__m128i>(), r) };
+        }
+        self.finish(&sums)
+    }
+
+    /// The output from the tail's sums (without their bias).
+    #[inline(always)]
+    fn finish(&self, sums: &[i32; TAIL]) -> i32 {
+        let mut out = self.b3;
+        for ((&s, &b), &w) in sums.iter().zip(&self.b2).zip(&self.w3) {
+            out += ((b + s) >> QB_SHIFT).clamp(0, QA) * w;
+        }
+        scale_out(out)
     }
 
     /// [`Network::evaluate`] for any CPU: fixed-size chunks that the compiler vectorises with
@@ -440,6 +559,7 @@ impl Network {
             variant,
             w1,
             b1,
+            tail8: Network::tail8_of(&w2),
             w2,
             b2,
             w3,
@@ -521,6 +641,35 @@ mod tests {
     use rand::{RngExt, SeedableRng};
 
     /// A network with random weights in the ranges a trained one has.
+    #[test]
+    fn the_byte_path_is_taken_only_when_every_tail_weight_fits() {
+        let mut w2 = Box::new([[0i16; 2 * HIDDEN]; TAIL]);
+        w2[3][7] = -TAIL8_MAX;
+        w2[5][200] = TAIL8_MAX;
+        let bytes = Network::tail8_of(&w2).expect("weights within the bound");
+        assert_eq!((bytes[3][7], bytes[5][200]), (-64, 64));
+        w2[15][255] = TAIL8_MAX + 1;
+        assert!(Network::tail8_of(&w2).is_none());
+        w2[15][255] = -TAIL8_MAX - 1;
+        assert!(Network::tail8_of(&w2).is_none());
+    }
+
+    #[test]
+    fn the_embedded_net_gives_the_same_value_on_every_path() {
+        let net = crate::weights::network(Variant::Italian)
+            .and_then(|w| w.net())
+            .expect("the embedded Italian net");
+        for seed in 0..2 {
+            for pos in random_game_positions(seed, 120) {
+                let acc = net.refresh(&pos);
+                assert!(net.tail8.is_some(), "the embedded net takes the byte path");
+                let fast = net.evaluate(&acc, pos.turn());
+                assert_eq!(fast, net.evaluate_scalar(&pos), "{pos:?}");
+                assert_eq!(fast, net.evaluate_portable(&acc, pos.turn()), "{pos:?}");
+            }
+        }
+    }
+
     pub(crate) fn random_net(seed: u64) -> Network {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let mut w1 = Box::new([[0i16; HIDDEN]; INPUTS]);
@@ -529,14 +678,18 @@ mod tests {
             .for_each(|v| *v = rng.random_range(-300..300));
         let mut b1 = [0i16; HIDDEN];
         b1.iter_mut().for_each(|v| *v = rng.random_range(-100..200));
+        // Odd seeds give tail weights that the byte path takes (up to its bound), even ones
+        // weights that it does not.
+        let span = if seed % 2 == 1 { TAIL8_MAX } else { 200 };
         let mut w2 = Box::new([[0i16; 2 * HIDDEN]; TAIL]);
         w2.iter_mut()
             .flatten()
-            .for_each(|v| *v = rng.random_range(-200..200));
+            .for_each(|v| *v = rng.random_range(-span..=span));
         Network {
             variant: Variant::Italian,
             w1,
             b1,
+            tail8: Network::tail8_of(&w2),
             w2,
             b2: std::array::from_fn(|_| rng.random_range(-100_000..100_000)),
             w3: std::array::from_fn(|_| rng.random_range(-500..500)),
@@ -563,6 +716,11 @@ mod tests {
     fn the_fast_path_and_the_scalar_path_agree_bit_for_bit() {
         for seed in 0..4 {
             let net = random_net(seed);
+            assert_eq!(
+                net.tail8.is_some(),
+                seed % 2 == 1,
+                "the byte path on odd seeds"
+            );
             let positions = random_game_positions(seed, 120);
             let mut acc = net.refresh(&positions[0]);
             for w in positions.windows(2) {

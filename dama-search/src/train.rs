@@ -214,6 +214,7 @@ impl FloatNet {
             variant,
             w1,
             b1,
+            tail8: Network::tail8_of(&w2),
             w2,
             b2: std::array::from_fn(|j| q32(p[B2 + j], QA * QB)),
             w3: std::array::from_fn(|j| q32(p[W3 + j], QO)),
