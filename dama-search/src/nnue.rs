@@ -190,11 +190,16 @@ impl Network {
     }
 
     /// Turns `acc`, the accumulators of `from`, into those of `to` by the columns of the
-    /// features that differ.
+    /// features that differ (in place: no copy of the accumulators).
     #[inline]
+    #[allow(unsafe_code)]
     pub fn update(&self, acc: &mut Accumulator, from: &Position, to: &Position) {
-        let src = *acc;
-        self.update_into(acc, &src, from, to);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked on the line above), all `update_avx2` needs.
+            return unsafe { self.update_avx2(acc, None, from, to) };
+        }
+        self.update_portable(acc, None, from, to);
     }
 
     /// Writes into `dst` the accumulators of `to`, from `src`, those of `from` (one pass,
@@ -211,56 +216,112 @@ impl Network {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2 (checked on the line above), all `update_avx2` needs.
-            return unsafe { self.update_avx2(dst, src, from, to) };
+            return unsafe { self.update_avx2(dst, Some(src), from, to) };
         }
-        self.update_portable(dst, src, from, to);
+        self.update_portable(dst, Some(src), from, to);
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn update_avx2(
-        &self,
-        dst: &mut Accumulator,
-        src: &Accumulator,
-        from: &Position,
-        to: &Position,
-    ) {
-        self.update_portable(dst, src, from, to);
-    }
-
+    /// The columns to take away and to add, as features of White's perspective, and how
+    /// many of each.
     #[inline(always)]
-    fn update_portable(
-        &self,
-        dst: &mut Accumulator,
-        src: &Accumulator,
-        from: &Position,
-        to: &Position,
-    ) {
+    fn changed(from: &Position, to: &Position) -> ([u8; 32], usize, [u8; 32], usize) {
         let (a, b) = (sets(from), sets(to));
-        let mut gone = [0usize; 2 * 24];
-        let mut came = [0usize; 2 * 24];
+        let mut gone = [0u8; 32];
+        let mut came = [0u8; 32];
         let (mut ng, mut nc) = (0, 0);
         for kind in 0..4 {
             for sq in (a[kind] & !b[kind]).iter() {
                 if ng < gone.len() {
-                    gone[ng] = kind * 32 + sq.index();
+                    gone[ng] = (kind * 32 + sq.index()) as u8;
                     ng += 1;
                 }
             }
             for sq in (b[kind] & !a[kind]).iter() {
                 if nc < came.len() {
-                    came[nc] = kind * 32 + sq.index();
+                    came[nc] = (kind * 32 + sq.index()) as u8;
                     nc += 1;
                 }
             }
         }
+        (gone, ng, came, nc)
+    }
+
+    /// [`Network::update_into`] (or, with no `src`, [`Network::update`]) in AVX2 intrinsics:
+    /// each half of the accumulator is held in eight registers while every changed column is
+    /// taken away or added, then stored once.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[allow(unsafe_code)]
+    fn update_avx2(
+        &self,
+        dst: &mut Accumulator,
+        src: Option<&Accumulator>,
+        from: &Position,
+        to: &Position,
+    ) {
+        use std::arch::x86_64::*;
+        const CHUNKS: usize = HIDDEN / 16;
+        let (gone, ng, came, nc) = Self::changed(from, to);
+        for p in 0..2 {
+            let mut regs = [_mm256_setzero_si256(); CHUNKS];
+            let base = src
+                .map_or(&dst.0[p], |s| &s.0[p])
+                .as_ptr()
+                .cast::<__m256i>();
+            for (k, r) in regs.iter_mut().enumerate() {
+                // SAFETY: `k < CHUNKS`: the read lies inside the half's `HIDDEN` values.
+                *r = unsafe { _mm256_loadu_si256(base.add(k)) };
+            }
+            for &g in &gone[..ng] {
+                let g = usize::from(g);
+                let col = self.w1[feature(p, g / 32, g % 32)]
+                    .as_ptr()
+                    .cast::<__m256i>();
+                for (k, r) in regs.iter_mut().enumerate() {
+                    // SAFETY: `k < CHUNKS`: the read lies inside the column.
+                    *r = _mm256_sub_epi16(*r, unsafe { _mm256_loadu_si256(col.add(k)) });
+                }
+            }
+            for &c in &came[..nc] {
+                let c = usize::from(c);
+                let col = self.w1[feature(p, c / 32, c % 32)]
+                    .as_ptr()
+                    .cast::<__m256i>();
+                for (k, r) in regs.iter_mut().enumerate() {
+                    // SAFETY: `k < CHUNKS`: the read lies inside the column.
+                    *r = _mm256_add_epi16(*r, unsafe { _mm256_loadu_si256(col.add(k)) });
+                }
+            }
+            let out = dst.0[p].as_mut_ptr().cast::<__m256i>();
+            for (k, r) in regs.iter().enumerate() {
+                // SAFETY: `k < CHUNKS`: the write lies inside the half's `HIDDEN` values.
+                unsafe { _mm256_storeu_si256(out.add(k), *r) };
+            }
+        }
+    }
+
+    /// The portable update: `dst` becomes `src` (if given) and then takes the changed
+    /// columns.
+    #[inline(always)]
+    fn update_portable(
+        &self,
+        dst: &mut Accumulator,
+        src: Option<&Accumulator>,
+        from: &Position,
+        to: &Position,
+    ) {
+        let (gone, ng, came, nc) = Self::changed(from, to);
         for p in 0..2 {
             let out = &mut dst.0[p];
-            *out = src.0[p];
+            if let Some(src) = src {
+                *out = src.0[p];
+            }
             for &g in &gone[..ng] {
+                let g = usize::from(g);
                 sub(out, &self.w1[feature(p, g / 32, g % 32)]);
             }
             for &c in &came[..nc] {
+                let c = usize::from(c);
                 add(out, &self.w1[feature(p, c / 32, c % 32)]);
             }
         }
@@ -730,7 +791,7 @@ mod tests {
                 assert_eq!(fast, net.evaluate_scalar(&w[1]), "seed {seed}");
                 assert_eq!(fast, net.evaluate_portable(&acc, w[1].turn()));
                 let mut portable = Accumulator::default();
-                net.update_portable(&mut portable, &net.refresh(&w[0]), &w[0], &w[1]);
+                net.update_portable(&mut portable, Some(&net.refresh(&w[0])), &w[0], &w[1]);
                 assert_eq!(portable, acc, "the portable update");
             }
         }
@@ -743,8 +804,15 @@ mod tests {
         let b = random_game_positions(2, 60);
         let mut acc = net.refresh(&a[40.min(a.len() - 1)]);
         let to = b[b.len() - 1];
+        let src = acc;
         net.update(&mut acc, &a[40.min(a.len() - 1)], &to);
         assert_eq!(acc, net.refresh(&to));
+        let mut into = Accumulator::default();
+        net.update_into(&mut into, &src, &a[40.min(a.len() - 1)], &to);
+        assert_eq!(into, acc, "update_into");
+        let mut portable = src;
+        net.update_portable(&mut portable, None, &a[40.min(a.len() - 1)], &to);
+        assert_eq!(portable, acc, "the portable update in place");
     }
 
     #[test]
