@@ -56,6 +56,10 @@ pub struct Knobs {
     /// much more to its opponent, so that the search does not steer into one when it is not
     /// worse. 0: a draw is even for both.
     pub contempt: u8,
+    /// At the horizon (depth 0), with no capture for the side to move but one pending for the
+    /// opponent, search the side to move's moves one ply more instead of evaluating: the
+    /// static value does not see the capture coming.
+    pub threat: bool,
 }
 
 impl std::str::FromStr for Knobs {
@@ -80,9 +84,10 @@ impl std::str::FromStr for Knobs {
                 "single" => k.single_reply = n != 0,
                 "tt" => k.tt_depth = n,
                 "contempt" => k.contempt = n,
+                "threat" => k.threat = n != 0,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, threat, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -104,6 +109,7 @@ impl Default for Knobs {
             single_reply: false,
             tt_depth: 2,
             contempt: 0,
+            threat: false,
         }
     }
 }
@@ -144,6 +150,8 @@ mod tests {
     fn every_search_knob_parses_and_an_unknown_one_is_named() {
         let k: Knobs = "lmr=1,rfp=4,rfpm=50".parse().unwrap();
         assert_eq!((k.lmr, k.rfp, k.rfp_margin), (1, 4, 50));
+        assert!("threat=1".parse::<Knobs>().unwrap().threat);
+        assert!(!Knobs::default().threat);
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);
         let err = "lmq=1".parse::<Knobs>().unwrap_err();
