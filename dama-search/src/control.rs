@@ -60,6 +60,16 @@ pub struct Knobs {
     /// opponent, search the side to move's moves one ply more instead of evaluating: the
     /// static value does not see the capture coming.
     pub threat: bool,
+    /// Singular extensions from this depth on (0: off): where the table's move scored a
+    /// lower bound deep enough and every other move, searched to half the depth, fails low
+    /// against that score less [`Knobs::singular_margin`] a ply, the table's move is searched
+    /// one ply deeper.
+    pub singular: u8,
+    /// The singular extension's margin per ply of depth, in hundredths of a man.
+    pub singular_margin: u8,
+    /// Internal iterative reduction from this depth on (0: off): a node with no move from the
+    /// table is searched one ply less.
+    pub iir: u8,
 }
 
 impl std::str::FromStr for Knobs {
@@ -85,9 +95,12 @@ impl std::str::FromStr for Knobs {
                 "tt" => k.tt_depth = n,
                 "contempt" => k.contempt = n,
                 "threat" => k.threat = n != 0,
+                "se" => k.singular = n,
+                "sem" => k.singular_margin = n,
+                "iir" => k.iir = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, threat, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, threat, se, sem, iir, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -110,6 +123,9 @@ impl Default for Knobs {
             tt_depth: 2,
             contempt: 0,
             threat: false,
+            singular: 0,
+            singular_margin: 4,
+            iir: 0,
         }
     }
 }
@@ -152,6 +168,9 @@ mod tests {
         assert_eq!((k.lmr, k.rfp, k.rfp_margin), (1, 4, 50));
         assert!("threat=1".parse::<Knobs>().unwrap().threat);
         assert!(!Knobs::default().threat);
+        let k: Knobs = "se=6,sem=3".parse().unwrap();
+        assert_eq!((k.singular, k.singular_margin), (6, 3));
+        assert_eq!("iir=4".parse::<Knobs>().unwrap().iir, 4);
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);
         let err = "lmq=1".parse::<Knobs>().unwrap_err();
