@@ -261,12 +261,7 @@ impl<'a, R: Rules> Worker<'a, R> {
         }
         let capture = list[0].is_capture();
         if depth <= 0 && !capture {
-            let threat = self.control.knobs.threat
-                && depth == 0
-                && pos.with_turn(!pos.turn()).must_capture::<R>();
-            if !threat {
-                return self.static_value(pos, ply, quiet);
-            }
+            return self.static_value(pos, ply, quiet);
         }
         if list.len() == 1 && depth > 0 && self.control.knobs.single_reply {
             depth += 1;

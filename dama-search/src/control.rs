@@ -56,10 +56,6 @@ pub struct Knobs {
     /// much more to its opponent, so that the search does not steer into one when it is not
     /// worse. 0: a draw is even for both.
     pub contempt: u8,
-    /// At the horizon (depth 0), with no capture for the side to move but one pending for the
-    /// opponent, search the side to move's moves one ply more instead of evaluating: the
-    /// static value does not see the capture coming.
-    pub threat: bool,
     /// Singular extensions from this depth on (0: off): where the table's move scored a
     /// lower bound deep enough and every other move, searched to half the depth, fails low
     /// against that score less [`Knobs::singular_margin`] a ply, the table's move is searched
@@ -94,13 +90,12 @@ impl std::str::FromStr for Knobs {
                 "single" => k.single_reply = n != 0,
                 "tt" => k.tt_depth = n,
                 "contempt" => k.contempt = n,
-                "threat" => k.threat = n != 0,
                 "se" => k.singular = n,
                 "sem" => k.singular_margin = n,
                 "iir" => k.iir = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, threat, se, sem, iir, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, se, sem, iir, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -122,7 +117,6 @@ impl Default for Knobs {
             single_reply: false,
             tt_depth: 2,
             contempt: 0,
-            threat: false,
             singular: 0,
             singular_margin: 4,
             iir: 0,
@@ -166,8 +160,6 @@ mod tests {
     fn every_search_knob_parses_and_an_unknown_one_is_named() {
         let k: Knobs = "lmr=1,rfp=4,rfpm=50".parse().unwrap();
         assert_eq!((k.lmr, k.rfp, k.rfp_margin), (1, 4, 50));
-        assert!("threat=1".parse::<Knobs>().unwrap().threat);
-        assert!(!Knobs::default().threat);
         let k: Knobs = "se=6,sem=3".parse().unwrap();
         assert_eq!((k.singular, k.singular_margin), (6, 3));
         assert_eq!("iir=4".parse::<Knobs>().unwrap().iir, 4);
