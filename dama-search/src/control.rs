@@ -66,6 +66,9 @@ pub struct Knobs {
     /// Internal iterative reduction from this depth on (0: off): a node with no move from the
     /// table is searched one ply less.
     pub iir: u8,
+    /// When the search stops inside an iteration that has already proved another root move
+    /// better than the last complete iteration's best, play that move (one line only).
+    pub partial: bool,
 }
 
 impl std::str::FromStr for Knobs {
@@ -93,9 +96,10 @@ impl std::str::FromStr for Knobs {
                 "se" => k.singular = n,
                 "sem" => k.singular_margin = n,
                 "iir" => k.iir = n,
+                "partial" => k.partial = n != 0,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, se, sem, iir, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, se, sem, iir, partial, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -120,6 +124,7 @@ impl Default for Knobs {
             singular: 0,
             singular_margin: 4,
             iir: 0,
+            partial: false,
         }
     }
 }
@@ -163,6 +168,7 @@ mod tests {
         let k: Knobs = "se=6,sem=3".parse().unwrap();
         assert_eq!((k.singular, k.singular_margin), (6, 3));
         assert_eq!("iir=4".parse::<Knobs>().unwrap().iir, 4);
+        assert!("partial=1".parse::<Knobs>().unwrap().partial);
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);
         let err = "lmq=1".parse::<Knobs>().unwrap_err();

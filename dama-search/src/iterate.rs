@@ -230,6 +230,11 @@ fn deepen<R: Rules>(
         for pv_idx in 0..multipv {
             aspirate(w, &pos, &mut roots, pv_idx, depth as i32, quiet);
             if w.stopped {
+                if w.control.knobs.partial && multipv == 1 {
+                    if let Some(better) = partial_answer(&roots, done.as_ref()) {
+                        done = Some(better);
+                    }
+                }
                 break;
             }
             roots[pv_idx..].sort_by_key(|r| std::cmp::Reverse(r.score));
@@ -264,6 +269,24 @@ fn deepen<R: Rules>(
     }
     w.flush_nodes();
     done
+}
+
+/// The answer when an iteration was stopped after it proved a root move better than the last
+/// complete iteration's best: in the root search a move after the first gets a score only
+/// when its search finished above alpha, which is at least the first move's score. The
+/// depth reported stays the last complete one. `None` when there is no such move.
+fn partial_answer(roots: &[RootMove], done: Option<&Done>) -> Option<Done> {
+    let (depth, _, seldepth) = done?;
+    let (i, _) = roots
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, r)| r.score > -INFINITE)
+        .max_by_key(|(_, r)| r.score)?;
+    let mut lines = roots.to_vec();
+    let better = lines.remove(i);
+    lines.insert(0, better);
+    Some((*depth, lines, *seldepth))
 }
 
 /// The report of one root line at the current node count and time.
