@@ -269,25 +269,11 @@ impl<'a, R: Rules> Worker<'a, R> {
 
         let key = self.keys[self.keys.len() - 1];
         let mut tt_move = None;
-        let mut singular_candidate = None;
         // Nodes one ply from the horizon and capture sequences below it are many and cheap:
         // the table would cost a cache miss for little.
         let use_tt = depth >= i32::from(self.control.knobs.tt_depth);
         if let Some(hit) = use_tt.then(|| self.tt.probe(key)).flatten() {
             tt_move = hit.move_index.filter(|&i| usize::from(i) < list.len());
-            let se = i32::from(self.control.knobs.singular);
-            if se > 0
-                && ply > 0
-                && depth >= se
-                && list.len() > 1
-                && hit.bound != Bound::Upper
-                && hit.depth >= depth - 3
-            {
-                let s = Score::from_tt(hit.stored, ply).0;
-                if s.abs() < WIN - 1_000 {
-                    singular_candidate = tt_move.map(|i| (usize::from(i), s));
-                }
-            }
             if !pv_node && hit.depth >= depth {
                 let s = Score::from_tt(hit.stored, ply).0;
                 let cut = match hit.bound {
@@ -318,24 +304,6 @@ impl<'a, R: Rules> Worker<'a, R> {
             depth -= 1;
         }
 
-        let extend = singular_candidate.and_then(|(index, s)| {
-            let margin = i32::from(self.control.knobs.singular_margin) * depth;
-            self.singular(
-                pos,
-                &list,
-                index,
-                s - margin,
-                (depth - 1) / 2,
-                ply,
-                quiet,
-                key,
-            )
-            .then_some(index)
-        });
-        if self.stopped {
-            return 0;
-        }
-
         let mut scores = [0i32; dama_rules::MAX_MOVES];
         self.score_moves(pos, &list, &mut scores, tt_move, ply);
 
@@ -358,7 +326,7 @@ impl<'a, R: Rules> Worker<'a, R> {
             } else {
                 0
             };
-            let d = depth - 1 + i32::from(extend == Some(i));
+            let d = depth - 1;
             let mut v;
             if n == 0 {
                 v = -self.search(&child, -beta, -alpha, d, ply + 1, child_quiet, pv_node);
@@ -416,44 +384,6 @@ impl<'a, R: Rules> Worker<'a, R> {
             );
         }
         best
-    }
-
-    /// Whether every move of `list` but the one at `index` fails low against `s_beta` when
-    /// searched to `depth` (the singular extension's test).
-    #[allow(clippy::too_many_arguments)]
-    fn singular(
-        &mut self,
-        pos: &Position,
-        list: &MoveList,
-        index: usize,
-        s_beta: i32,
-        depth: i32,
-        ply: usize,
-        quiet: u32,
-        key: u64,
-    ) -> bool {
-        for (i, &m) in list.iter().enumerate() {
-            if i == index {
-                continue;
-            }
-            let child = pos.after(m);
-            let child_quiet = self.quiet_after(pos, m, quiet);
-            self.keys.push(pos.hash_after(key, m));
-            let v = -self.search(
-                &child,
-                -s_beta,
-                -s_beta + 1,
-                depth - 1,
-                ply + 1,
-                child_quiet,
-                false,
-            );
-            self.keys.pop();
-            if self.stopped || v >= s_beta {
-                return false;
-            }
-        }
-        true
     }
 
     /// Plies by which the `n`-th quiet move (from 0) is searched less.

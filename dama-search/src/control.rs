@@ -56,13 +56,6 @@ pub struct Knobs {
     /// much more to its opponent, so that the search does not steer into one when it is not
     /// worse. 0: a draw is even for both.
     pub contempt: u8,
-    /// Singular extensions from this depth on (0: off): where the table's move scored a
-    /// lower bound deep enough and every other move, searched to half the depth, fails low
-    /// against that score less [`Knobs::singular_margin`] a ply, the table's move is searched
-    /// one ply deeper.
-    pub singular: u8,
-    /// The singular extension's margin per ply of depth, in hundredths of a man.
-    pub singular_margin: u8,
     /// Internal iterative reduction from this depth on (0: off): a node with no move from the
     /// table is searched one ply less.
     pub iir: u8,
@@ -93,13 +86,11 @@ impl std::str::FromStr for Knobs {
                 "single" => k.single_reply = n != 0,
                 "tt" => k.tt_depth = n,
                 "contempt" => k.contempt = n,
-                "se" => k.singular = n,
-                "sem" => k.singular_margin = n,
                 "iir" => k.iir = n,
                 "partial" => k.partial = n != 0,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, se, sem, iir, partial, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, iir, partial, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -121,8 +112,6 @@ impl Default for Knobs {
             single_reply: false,
             tt_depth: 2,
             contempt: 0,
-            singular: 0,
-            singular_margin: 4,
             iir: 0,
             partial: false,
         }
@@ -165,8 +154,6 @@ mod tests {
     fn every_search_knob_parses_and_an_unknown_one_is_named() {
         let k: Knobs = "lmr=1,rfp=4,rfpm=50".parse().unwrap();
         assert_eq!((k.lmr, k.rfp, k.rfp_margin), (1, 4, 50));
-        let k: Knobs = "se=6,sem=3".parse().unwrap();
-        assert_eq!((k.singular, k.singular_margin), (6, 3));
         assert_eq!("iir=4".parse::<Knobs>().unwrap().iir, 4);
         assert!("partial=1".parse::<Knobs>().unwrap().partial);
         let d = Knobs::default();
