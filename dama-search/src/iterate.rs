@@ -404,3 +404,41 @@ fn root_search<R: Rules>(
     }
     best
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roots(scores: &[i32]) -> Vec<RootMove> {
+        let moves = Position::start().legal_moves();
+        scores
+            .iter()
+            .zip(moves.iter())
+            .map(|(&score, &m)| RootMove {
+                m,
+                score,
+                pv: vec![m],
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_interrupted_iteration_gives_its_proved_better_move_and_nothing_else() {
+        let last = (9, roots(&[30, 10, 5, 0]), 12);
+        // Stopped while the first move was searched: no move has a score yet.
+        let none = roots(&[-INFINITE, -INFINITE, -INFINITE, -INFINITE]);
+        assert!(partial_answer(&none, Some(&last)).is_none());
+        // The first move done, nothing better found: the complete iteration stands.
+        let first_only = roots(&[20, -INFINITE, -INFINITE, -INFINITE]);
+        assert!(partial_answer(&first_only, Some(&last)).is_none());
+        // Two moves proved better in turn: the later (higher) one, first, at the last
+        // complete depth.
+        let better = roots(&[20, 25, -INFINITE, 40]);
+        let (depth, lines, seldepth) = partial_answer(&better, Some(&last)).unwrap();
+        assert_eq!((depth, seldepth), (9, 12));
+        assert_eq!((lines[0].m, lines[0].score), (better[3].m, 40));
+        assert_eq!(lines.len(), 4);
+        // No complete iteration: nothing to stand on.
+        assert!(partial_answer(&better, None).is_none());
+    }
+}
