@@ -299,11 +299,6 @@ impl<'a, R: Rules> Worker<'a, R> {
             }
         }
 
-        let iir = i32::from(self.control.knobs.iir);
-        if iir > 0 && depth >= iir && tt_move.is_none() && !capture {
-            depth -= 1;
-        }
-
         let mut scores = [0i32; dama_rules::MAX_MOVES];
         self.score_moves(pos, &list, &mut scores, tt_move, ply);
 

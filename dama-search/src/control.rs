@@ -56,9 +56,6 @@ pub struct Knobs {
     /// much more to its opponent, so that the search does not steer into one when it is not
     /// worse. 0: a draw is even for both.
     pub contempt: u8,
-    /// Internal iterative reduction from this depth on (0: off): a node with no move from the
-    /// table is searched one ply less.
-    pub iir: u8,
     /// When the search stops inside an iteration that has already proved another root move
     /// better than the last complete iteration's best, play that move (one line only).
     pub partial: bool,
@@ -86,11 +83,10 @@ impl std::str::FromStr for Knobs {
                 "single" => k.single_reply = n != 0,
                 "tt" => k.tt_depth = n,
                 "contempt" => k.contempt = n,
-                "iir" => k.iir = n,
                 "partial" => k.partial = n != 0,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, iir, partial, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, partial, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -112,7 +108,6 @@ impl Default for Knobs {
             single_reply: false,
             tt_depth: 2,
             contempt: 0,
-            iir: 0,
             partial: false,
         }
     }
@@ -154,7 +149,6 @@ mod tests {
     fn every_search_knob_parses_and_an_unknown_one_is_named() {
         let k: Knobs = "lmr=1,rfp=4,rfpm=50".parse().unwrap();
         assert_eq!((k.lmr, k.rfp, k.rfp_margin), (1, 4, 50));
-        assert_eq!("iir=4".parse::<Knobs>().unwrap().iir, 4);
         assert!("partial=1".parse::<Knobs>().unwrap().partial);
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);
