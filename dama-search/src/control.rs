@@ -57,7 +57,8 @@ pub struct Knobs {
     /// worse. 0: a draw is even for both.
     pub contempt: u8,
     /// When the search stops inside an iteration that has already proved another root move
-    /// better than the last complete iteration's best, play that move (one line only).
+    /// better than the last complete iteration's best, play that move (one line only). The
+    /// default; `partial=0` answers with the last complete iteration only.
     pub partial: bool,
 }
 
@@ -108,7 +109,7 @@ impl Default for Knobs {
             single_reply: false,
             tt_depth: 2,
             contempt: 0,
-            partial: false,
+            partial: true,
         }
     }
 }
@@ -149,7 +150,8 @@ mod tests {
     fn every_search_knob_parses_and_an_unknown_one_is_named() {
         let k: Knobs = "lmr=1,rfp=4,rfpm=50".parse().unwrap();
         assert_eq!((k.lmr, k.rfp, k.rfp_margin), (1, 4, 50));
-        assert!("partial=1".parse::<Knobs>().unwrap().partial);
+        assert!(!"partial=0".parse::<Knobs>().unwrap().partial);
+        assert!(Knobs::default().partial);
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);
         let err = "lmq=1".parse::<Knobs>().unwrap_err();
