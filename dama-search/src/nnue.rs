@@ -399,11 +399,7 @@ impl Network {
                     }
                     *sq = sum;
                 }
-                let h =
-                    _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
-                let r = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256::<1>(h));
-                // SAFETY: `j + 4 <= TAIL`: the 16 bytes written lie inside `sums`.
-                unsafe { _mm_storeu_si128(sums.as_mut_ptr().add(j).cast::<__m128i>(), r) };
+                sums[j..j + 4].copy_from_slice(&sum4_avx2(&s));
             }
             return self.finish(&sums);
         }
@@ -426,10 +422,7 @@ impl Network {
                 }
                 *sq = _mm256_add_epi32(a, b);
             }
-            let h = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
-            let r = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256::<1>(h));
-            // SAFETY: `j + 4 <= TAIL`: the 16 bytes written lie inside `sums`.
-            unsafe { _mm_storeu_si128(sums.as_mut_ptr().add(j).cast::<__m128i>(), r) };
+            sums[j..j + 4].copy_from_slice(&sum4_avx2(&s));
         }
         self.finish(&sums)
     }
@@ -667,6 +660,22 @@ impl Network {
 fn scale_out(out: i32) -> i32 {
     (i64::from(out) * 100 / i64::from(QA * QO)).clamp(-i64::from(EVAL_BOUND), i64::from(EVAL_BOUND))
         as i32
+}
+
+/// The sum of the eight `i32` lanes of each of four registers (`vphaddd` twice, then the two
+/// halves added).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+#[allow(unsafe_code)]
+fn sum4_avx2(s: &[std::arch::x86_64::__m256i; 4]) -> [i32; 4] {
+    use std::arch::x86_64::*;
+    let h = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+    let r = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256::<1>(h));
+    let mut out = [0i32; 4];
+    // SAFETY: the 16 bytes written are exactly `out`'s; unaligned stores need no alignment.
+    unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), r) };
+    out
 }
 
 #[inline(always)]
