@@ -60,6 +60,9 @@ pub struct Knobs {
     /// better than the last complete iteration's best, play that move (one line only). The
     /// default; `partial=0` answers with the last complete iteration only.
     pub partial: bool,
+    /// The aspiration window's first half-width at the root, in hundredths of a man (plus an
+    /// eighth of the last score); it doubles at each fail.
+    pub aspiration: u8,
 }
 
 impl std::str::FromStr for Knobs {
@@ -85,9 +88,10 @@ impl std::str::FromStr for Knobs {
                 "tt" => k.tt_depth = n,
                 "contempt" => k.contempt = n,
                 "partial" => k.partial = n != 0,
+                "asp" => k.aspiration = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, partial, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, partial, asp, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -110,6 +114,7 @@ impl Default for Knobs {
             tt_depth: 2,
             contempt: 0,
             partial: true,
+            aspiration: 25,
         }
     }
 }
@@ -152,6 +157,8 @@ mod tests {
         assert_eq!((k.lmr, k.rfp, k.rfp_margin), (1, 4, 50));
         assert!(!"partial=0".parse::<Knobs>().unwrap().partial);
         assert!(Knobs::default().partial);
+        assert_eq!("asp=40".parse::<Knobs>().unwrap().aspiration, 40);
+        assert_eq!(Knobs::default().aspiration, 25);
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);
         let err = "lmq=1".parse::<Knobs>().unwrap_err();

@@ -326,7 +326,7 @@ fn aspirate<R: Rules>(
     quiet: u32,
 ) {
     let prev = roots[pv_idx].score;
-    let mut delta = 25 + prev.abs() / 8;
+    let mut delta = i32::from(w.control.knobs.aspiration) + prev.abs() / 8;
     let use_window = depth >= 5 && !Score(prev).is_win() && !Score(prev).is_loss();
     let (mut alpha, mut beta) = if use_window {
         (prev - delta, prev + delta)
