@@ -73,8 +73,8 @@ impl std::str::FromStr for PlayerSpec {
         };
         let bad = || {
             format!(
-                "{s:?} is not a player: expected level:<novice..hard>[:nobook], depth:N, nodes:N, \
-                 time:SECONDS (each with /knobs if wanted) or hub:<command>"
+                "{s:?} is not a player: expected level:<novice..hard>[:nobook], hub:<command>, \
+                 or depth:N, nodes:N or time:SECONDS (these three with /knobs if wanted)"
             )
         };
         match kind {
