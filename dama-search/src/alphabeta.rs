@@ -317,7 +317,18 @@ impl<'a, R: Rules> Worker<'a, R> {
             }
             self.keys.push(key);
             let reduce = if depth >= 3 && !capture && !m.promotes() {
-                self.reduction(n, depth, pv_node)
+                let r = self.reduction(n, depth, pv_node);
+                if self.control.knobs.history_reduction && r > 0 {
+                    if self.killers.slot(ply, m).is_some() {
+                        r - 1
+                    } else if !pv_node && self.history.get(us, m) == 0 {
+                        (r + 1).min(depth - 2)
+                    } else {
+                        r
+                    }
+                } else {
+                    r
+                }
             } else {
                 0
             };

@@ -63,6 +63,9 @@ pub struct Knobs {
     /// The aspiration window's first half-width at the root, in hundredths of a man (plus an
     /// eighth of the last score); it doubles at each fail.
     pub aspiration: u8,
+    /// History in the reductions: a reduced quiet move one ply less if it is a killer, one
+    /// more in a non-PV node if it has never cut (its history is 0).
+    pub history_reduction: bool,
 }
 
 impl std::str::FromStr for Knobs {
@@ -89,9 +92,10 @@ impl std::str::FromStr for Knobs {
                 "contempt" => k.contempt = n,
                 "partial" => k.partial = n != 0,
                 "asp" => k.aspiration = n,
+                "hred" => k.history_reduction = n != 0,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, partial, asp, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, partial, asp, hred, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -115,6 +119,7 @@ impl Default for Knobs {
             contempt: 0,
             partial: true,
             aspiration: 25,
+            history_reduction: false,
         }
     }
 }
@@ -159,6 +164,7 @@ mod tests {
         assert!(Knobs::default().partial);
         assert_eq!("asp=40".parse::<Knobs>().unwrap().aspiration, 40);
         assert_eq!(Knobs::default().aspiration, 25);
+        assert!("hred=1".parse::<Knobs>().unwrap().history_reduction);
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);
         let err = "lmq=1".parse::<Knobs>().unwrap_err();
