@@ -64,7 +64,8 @@ pub struct Knobs {
     /// eighth of the last score); it doubles at each fail.
     pub aspiration: u8,
     /// History in the reductions: a reduced quiet move one ply less if it is a killer, one
-    /// more in a non-PV node if it has never cut (its history is 0).
+    /// more in a non-PV node if it has never cut (its history is 0). The default; `hred=0`
+    /// reduces by the table alone.
     pub history_reduction: bool,
 }
 
@@ -119,7 +120,7 @@ impl Default for Knobs {
             contempt: 0,
             partial: true,
             aspiration: 25,
-            history_reduction: false,
+            history_reduction: true,
         }
     }
 }
@@ -164,7 +165,8 @@ mod tests {
         assert!(Knobs::default().partial);
         assert_eq!("asp=40".parse::<Knobs>().unwrap().aspiration, 40);
         assert_eq!(Knobs::default().aspiration, 25);
-        assert!("hred=1".parse::<Knobs>().unwrap().history_reduction);
+        assert!(!"hred=0".parse::<Knobs>().unwrap().history_reduction);
+        assert!(Knobs::default().history_reduction);
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);
         let err = "lmq=1".parse::<Knobs>().unwrap_err();
