@@ -4,7 +4,7 @@
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
 
-use dama_rules::{Move, MoveList, Position, Rules};
+use dama_rules::{Color, Move, MoveList, Position, Rules};
 
 use crate::control::Control;
 use crate::eval::evaluate_with;
@@ -317,18 +317,7 @@ impl<'a, R: Rules> Worker<'a, R> {
             }
             self.keys.push(key);
             let reduce = if depth >= 3 && !capture && !m.promotes() {
-                let r = self.reduction(n, depth, pv_node);
-                if self.control.knobs.history_reduction && r > 0 {
-                    if self.killers.slot(ply, m).is_some() {
-                        r - 1
-                    } else if !pv_node && self.history.get(us, m) == 0 {
-                        (r + 1).min(depth - 2)
-                    } else {
-                        r
-                    }
-                } else {
-                    r
-                }
+                self.reduction(n, depth, pv_node, us, m, ply)
             } else {
                 0
             };
@@ -392,9 +381,34 @@ impl<'a, R: Rules> Worker<'a, R> {
         best
     }
 
-    /// Plies by which the `n`-th quiet move (from 0) is searched less.
+    /// Plies by which the `n`-th quiet move (from 0), `m`, is searched less: the `lmr`
+    /// scheme's, then, with `hred`, one less for a killer and one more in a non-PV node for a
+    /// move that has never cut.
     #[inline(always)]
-    fn reduction(&self, n: usize, depth: i32, pv_node: bool) -> i32 {
+    fn reduction(
+        &self,
+        n: usize,
+        depth: i32,
+        pv_node: bool,
+        us: Color,
+        m: Move,
+        ply: usize,
+    ) -> i32 {
+        let r = self.table_reduction(n, depth, pv_node);
+        if !self.control.knobs.history_reduction || r == 0 {
+            r
+        } else if self.killers.slot(ply, m).is_some() {
+            r - 1
+        } else if !pv_node && self.history.get(us, m) == 0 {
+            (r + 1).min(depth - 2)
+        } else {
+            r
+        }
+    }
+
+    /// The `lmr` scheme's reduction of the `n`-th quiet move (from 0).
+    #[inline(always)]
+    fn table_reduction(&self, n: usize, depth: i32, pv_node: bool) -> i32 {
         match self.control.knobs.lmr {
             0 => 0,
             1 => i32::from(n >= 3) + i32::from(n >= 8 && !pv_node),
