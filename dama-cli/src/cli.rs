@@ -82,6 +82,28 @@ pub fn seconds(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// Parses a game clock, `--clock BASE[+INC]`: the seconds each player starts with (as
+/// [`seconds`]) and, after a `+`, the seconds added at each move (0 or more, at most a
+/// year); `moves_to_go` is left unset (sudden death).
+pub fn clock(text: &str) -> Result<dama_search::Clock, String> {
+    let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
+    let time = seconds(base).map_err(|e| format!("the time \"{base}\": {e}"))?;
+    let increment = match inc.trim().parse::<f64>() {
+        Ok(0.0) => Duration::ZERO,
+        Ok(_) => seconds(inc).map_err(|e| format!("the increment \"{inc}\": {e}"))?,
+        Err(_) => {
+            return Err(format!(
+                "the increment \"{inc}\": expected a number of seconds, like 0.1"
+            ))
+        }
+    };
+    Ok(dama_search::Clock {
+        time,
+        increment,
+        moves_to_go: None,
+    })
+}
+
 /// Parses `--level`: a level name or its number 1..5.
 pub fn level_parser() -> impl TypedValueParser<Value = Level> {
     let names = Level::ALL.map(|l| PossibleValue::new(l.name()).help(level_help(l)));
@@ -348,10 +370,10 @@ Annotator tag.")]
     /// Play games between two players and print the result with the Elo difference.
     ///
     /// A player is `level:<novice|easy|normal|strong|hard>`, or full strength under a limit:
-    /// `depth:N`, `nodes:N` or `time:SECONDS`, each optionally followed by `/switches`: the
-    /// search's knobs (`hand=1`: the hand-set evaluation) and `weights=FILE` (the weights a
-    /// `dama tune fit` wrote); or `hub:<command>`, any Hub engine. Each opening is played
-    /// twice, once with each colour.
+    /// `depth:N`, `nodes:N`, `time:SECONDS` or `clock` (on `--clock` alone), each optionally
+    /// followed by `/switches`: the search's knobs (`hand=1`: the hand-set evaluation) and
+    /// `weights=FILE` (the weights a `dama tune fit` wrote); or `hub:<command>`, any Hub
+    /// engine. Each opening is played twice, once with each colour.
     #[command(after_help = "Examples:
   dama match level:strong level:normal --games 100 --concurrency 2
   dama match nodes:20000/weights=my.weights nodes:20000 --games 400   fitted weights v shipped
@@ -360,6 +382,7 @@ Annotator tag.")]
   dama pdn stats part*.pdn                          the merged result of the shards
   dama match level:hard depth:8 --pdn games.pdn --resume   go on where a stopped match ended
   dama match nodes:2000 nodes:1000 --sprt elo0=0 elo1=20 --pdn t.pdn   until the SPRT decides
+  dama match clock/tm=1 clock --clock 2+0.02 --games 200     on a game clock, 2 s + 0.02 s a move
 
 The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1.")]
     Match {
@@ -375,6 +398,12 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         /// at most a year.
         #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
         movetime: Option<Duration>,
+        /// A game clock for each player in place of a time a move: `BASE[+INC]`, the
+        /// seconds each starts with and those added at each move (`--clock 10+0.1`). A
+        /// player whose clock runs out loses on time; dama's players and Hub engines share
+        /// out their clock themselves.
+        #[arg(long, value_name = "BASE+INC", value_parser = clock, conflicts_with = "movetime")]
+        clock: Option<dama_search::Clock>,
         /// A node limit a move for every player.
         #[arg(long)]
         nodes: Option<u64>,

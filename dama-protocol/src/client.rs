@@ -432,8 +432,8 @@ pub fn level_line(limits: &Limits) -> String {
     line
 }
 
-/// Any Hub engine as a match [`Player`]: launched at its first move (and again after a
-/// failure), told the variant, asked for each move with the full game since its start.
+/// Any Hub engine as a match [`Player`]: launched as a game begins (and again at a move
+/// after a failure), told the variant, asked for each move with the full game since its start.
 pub struct HubPlayer {
     config: ClientConfig,
     limits: Limits,
@@ -508,6 +508,16 @@ impl Player for HubPlayer {
                 self.client = None;
             }
         }
+        // Launched before the game, not on its clock; a failure shows at the first move,
+        // which tries again.
+        if self.client.is_none() {
+            self.client = HubClient::launch(&self.config).ok();
+            self.variant = None;
+        }
+    }
+
+    fn set_clock(&mut self, clock: dama_search::Clock) {
+        self.limits.time = TimeControl::Clock(clock);
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, String> {

@@ -67,6 +67,10 @@ pub struct Knobs {
     /// more in a non-PV node if it has never cut (its history is 0). The default; `hred=0`
     /// reduces by the table alone.
     pub history_reduction: bool,
+    /// On a game clock, let the search's course move the soft limit (when no new iteration
+    /// starts): longer while the best move changes or the score falls, shorter once it has
+    /// stayed the same for several iterations (see `time.rs`). `tm=0` keeps a fixed share.
+    pub time_policy: bool,
 }
 
 impl std::str::FromStr for Knobs {
@@ -94,9 +98,10 @@ impl std::str::FromStr for Knobs {
                 "partial" => k.partial = n != 0,
                 "asp" => k.aspiration = n,
                 "hred" => k.history_reduction = n != 0,
+                "tm" => k.time_policy = n != 0,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, partial, asp, hred, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, partial, asp, hred, tm, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -121,6 +126,7 @@ impl Default for Knobs {
             partial: true,
             aspiration: 25,
             history_reduction: true,
+            time_policy: false,
         }
     }
 }

@@ -219,6 +219,7 @@ fn deepen<R: Rules>(
     let pos = *game.position();
     let quiet = game.quiet_plies();
     let mut done: Option<Done> = None;
+    let mut course = crate::time::Course::default();
     let first = 1 + (team.id % 2) as u32;
     let mut depth = first - 1;
     while depth < max_depth {
@@ -256,6 +257,10 @@ fn deepen<R: Rules>(
         // lines are reported best first.
         roots[..multipv].sort_by_key(|r| std::cmp::Reverse(r.score));
         done = Some((depth, roots.clone(), w.seldepth));
+        if w.main && w.control.knobs.time_policy {
+            let percent = course.next(roots[0].m, roots[0].score);
+            w.control.time.set_scale(percent);
+        }
         let best = Score(roots[0].score);
         // A forced result proven with depth to spare: deeper search will not change it. A
         // timed search answers now; analysis, pondering and node budgets go on.

@@ -4,13 +4,14 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use dama_rules::notation::pdn::{self, GameResult, PdnGame};
 use dama_rules::{Color, Game, Move, Outcome, Position, Variant};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::{Engine, Level, Limits, Signals};
+use crate::{Clock, Engine, Level, Limits, Signals, TimeControl};
 
 /// Something that plays moves: a level, a fixed search budget, or (in `dama-protocol`) any
 /// Hub engine.
@@ -20,6 +21,12 @@ pub trait Player: Send {
 
     /// A new game starts (forget what was learnt in the last one, if anything).
     fn new_game(&mut self) {}
+
+    /// In a match on a game clock ([`MatchConfig::clock`]), called before each
+    /// [`choose`](Player::choose) with the player's clock: its time left, this move's
+    /// increment already added. A player that can share out a clock searches on it in place
+    /// of its own time limit; by default the clock is ignored.
+    fn set_clock(&mut self, _clock: Clock) {}
 
     /// The move to play in `game`, which is not over.
     ///
@@ -76,6 +83,10 @@ impl Player for LevelPlayer {
 
     fn new_game(&mut self) {
         self.engine.clear();
+    }
+
+    fn set_clock(&mut self, clock: Clock) {
+        self.limits.time = TimeControl::Clock(clock);
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, String> {
@@ -146,6 +157,10 @@ impl Player for SearchPlayer {
 
     fn new_game(&mut self) {
         self.engine.clear();
+    }
+
+    fn set_clock(&mut self, clock: Clock) {
+        self.limits.time = TimeControl::Clock(clock);
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, String> {
@@ -245,6 +260,13 @@ pub struct MatchConfig {
     /// Set to start no new pair of games: the games under way finish, and so do the other
     /// games of their pairs (an SPRT that has decided stops a match this way).
     pub stop: Arc<AtomicBool>,
+    /// A game clock for each player, in place of the players' own time limits: each starts
+    /// with [`Clock::time`], gets [`Clock::increment`] added as its turn begins (Scan's
+    /// convention: the first move's increment is there from the start), and pays each move's
+    /// time as it is measured here, around [`Player::choose`]; a player whose clock runs
+    /// out loses on time. `moves_to_go` is ignored (sudden death). `None` (the default): no
+    /// clock, every player searches under its own limits.
+    pub clock: Option<Clock>,
 }
 
 impl Default for MatchConfig {
@@ -260,6 +282,7 @@ impl Default for MatchConfig {
             first_round: 1,
             round_step: 1,
             stop: Arc::new(AtomicBool::new(false)),
+            clock: None,
         }
     }
 }
@@ -571,6 +594,8 @@ fn play_pdn(
             break;
         }
     }
+    // Each side's time left, White's first.
+    let mut left = config.clock.map(|c| [c.time, c.time]);
     let (result, reason) = loop {
         if let Some(outcome) = game.outcome() {
             break (GameResult::from(outcome), outcome_text(outcome));
@@ -587,7 +612,33 @@ fn play_pdn(
         } else {
             &mut *black
         };
-        let forfeit = match player.choose(&game) {
+        let side = usize::from(mover != Color::White);
+        if let (Some(left), Some(clock)) = (&mut left, config.clock) {
+            left[side] += clock.increment;
+            player.set_clock(Clock {
+                time: left[side],
+                increment: clock.increment,
+                moves_to_go: None,
+            });
+        }
+        let started = Instant::now();
+        let chosen = player.choose(&game);
+        if let Some(left) = &mut left {
+            let spent = started.elapsed();
+            if spent > left[side] {
+                let name = player.name();
+                break (
+                    GameResult::from(Outcome::Win(!mover)),
+                    format!(
+                        "{name} lost on time: {} for a move with {} left",
+                        seconds(spent),
+                        seconds(left[side])
+                    ),
+                );
+            }
+            left[side] -= spent;
+        }
+        let forfeit = match chosen {
             Ok(m) => match game.play(m) {
                 Ok(()) => continue,
                 Err(e) => format!("{} played an illegal move: {e}", player.name()),
@@ -602,6 +653,10 @@ fn play_pdn(
     record.tags.push(("Event".into(), "dama match".into()));
     record.tags.push(("White".into(), white.name()));
     record.tags.push(("Black".into(), black.name()));
+    if let Some(c) = config.clock {
+        let tc = format!("{}+{}", c.time.as_secs_f64(), c.increment.as_secs_f64());
+        record.tags.push(("TimeControl".into(), tc));
+    }
     record.comments.push(pdn::Comment {
         ply: record.moves.len(),
         text: reason.clone(),
@@ -618,6 +673,11 @@ fn play_pdn(
 
 fn outcome_text(outcome: Outcome) -> String {
     outcome.to_string()
+}
+
+/// `1.234 s`.
+fn seconds(d: Duration) -> String {
+    format!("{:.3} s", d.as_secs_f64())
 }
 
 #[cfg(test)]
@@ -650,6 +710,97 @@ mod tests {
         let mut played = played.into_inner().unwrap();
         played.sort_by_key(|(i, _)| *i);
         played
+    }
+
+    /// Plays the first legal move after `delay`, noting the clocks it is given.
+    struct Slow {
+        delay: Duration,
+        clocks: Arc<Mutex<Vec<Clock>>>,
+    }
+
+    impl Player for Slow {
+        fn name(&self) -> String {
+            format!("slow {:?}", self.delay)
+        }
+
+        fn set_clock(&mut self, clock: Clock) {
+            self.clocks.lock().unwrap().push(clock);
+        }
+
+        fn choose(&mut self, game: &Game) -> Result<Move, String> {
+            std::thread::sleep(self.delay);
+            game.legal_moves()
+                .iter()
+                .next()
+                .copied()
+                .ok_or_else(|| "no move".to_string())
+        }
+    }
+
+    #[test]
+    fn a_player_whose_clock_runs_out_loses_on_time() {
+        let slow_clocks = Arc::new(Mutex::new(Vec::new()));
+        let mut slow = Slow {
+            delay: Duration::from_millis(40),
+            clocks: slow_clocks.clone(),
+        };
+        let mut fast = Slow {
+            delay: Duration::ZERO,
+            clocks: Arc::new(Mutex::new(Vec::new())),
+        };
+        let config = MatchConfig {
+            clock: Some(Clock {
+                time: Duration::from_millis(50),
+                increment: Duration::from_millis(10),
+                moves_to_go: None,
+            }),
+            openings: Vec::new(),
+            ..MatchConfig::default()
+        };
+        // 50 + 10 for the first move, 40 spent; 20 + 10 for the second, 40 spent: lost.
+        let record = play_game(&mut slow, &mut fast, &[], &config);
+        assert_eq!(record.result, GameResult::BlackWins);
+        assert!(record.reason.contains("lost on time"), "{}", record.reason);
+        assert_eq!(record.plies, 2);
+        let clocks = slow_clocks.lock().unwrap();
+        assert_eq!(clocks.len(), 2);
+        assert_eq!(clocks[0].time, Duration::from_millis(60));
+        assert_eq!(clocks[0].increment, Duration::from_millis(10));
+        assert!(
+            clocks[1].time <= Duration::from_millis(30),
+            "{:?}",
+            clocks[1]
+        );
+        assert!(
+            record.pdn.contains("[TimeControl \"0.05+0.01\"]"),
+            "{}",
+            record.pdn
+        );
+    }
+
+    #[test]
+    fn a_search_on_a_clock_keeps_within_it() {
+        let player = || -> Box<dyn Player> {
+            Box::new(
+                SearchPlayer::new("clock", Limits::default(), 1)
+                    .with_endgames(crate::Endgames::none()),
+            )
+        };
+        let config = MatchConfig {
+            clock: Some(Clock {
+                time: Duration::from_millis(400),
+                increment: Duration::from_millis(5),
+                moves_to_go: None,
+            }),
+            games: 2,
+            parallel: 1,
+            max_plies: 60,
+            ..MatchConfig::default()
+        };
+        let result = play_match(&player, &player, &config);
+        for g in &result.games {
+            assert!(!g.reason.contains("on time"), "{}", g.reason);
+        }
     }
 
     #[test]

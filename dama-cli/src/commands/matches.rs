@@ -50,7 +50,8 @@ use crate::exit::Status;
 pub enum PlayerSpec {
     /// `level:<name>`, or `level:<name>:nobook` to play without the opening book.
     Level(Level, bool),
-    /// `depth:N`, `nodes:N` or `time:S`: full strength under those limits, optionally
+    /// `depth:N`, `nodes:N`, `time:S` or `clock` (the match's `--clock` alone): full
+    /// strength under those limits (on a clock, the clock replaces `time:`), optionally
     /// followed by `/switches` (the search's knobs, e.g. `nodes:20000/hand=1` to play the
     /// hand-set weights, `nodes:20000/weights=my.weights` to play the weights of a file
     /// `dama tune fit` wrote), for comparing them.
@@ -63,6 +64,19 @@ impl std::str::FromStr for PlayerSpec {
     type Err = String;
 
     fn from_str(s: &str) -> Result<PlayerSpec, String> {
+        // `clock[/knobs]`: the search on the match's clock alone.
+        if let Some(rest) = s.strip_prefix("clock") {
+            if rest.is_empty() || rest.starts_with('/') {
+                let k = rest.strip_prefix('/').unwrap_or("");
+                let (knobs, weights) = switches(k).map_err(|e| format!("{s:?}: {e}"))?;
+                return Ok(PlayerSpec::Search(
+                    s.into(),
+                    Limits::default(),
+                    knobs,
+                    weights,
+                ));
+            }
+        }
         let (kind, value) = s.split_once(':').unwrap_or((s, ""));
         let (value, knobs, weights) = match value.split_once('/') {
             Some((v, k)) if matches!(kind, "depth" | "nodes" | "time") => {
@@ -74,7 +88,7 @@ impl std::str::FromStr for PlayerSpec {
         let bad = || {
             format!(
                 "{s:?} is not a player: expected level:<novice..hard>[:nobook], hub:<command>, \
-                 or depth:N, nodes:N or time:SECONDS (these three with /knobs if wanted)"
+                 or depth:N, nodes:N, time:SECONDS or clock (these four with /knobs if wanted)"
             )
         };
         match kind {
@@ -163,6 +177,8 @@ pub struct Options {
     /// Games in all; `None`: 20, or no limit with an SPRT.
     pub games: Option<usize>,
     pub movetime: Option<Duration>,
+    /// Each player's game clock, in place of a time a move.
+    pub clock: Option<dama_search::Clock>,
     pub nodes: Option<u64>,
     pub concurrency: usize,
     pub openings: Option<PathBuf>,
@@ -380,6 +396,15 @@ pub fn run(o: Options) -> Result<Status, CliError> {
             2 * n
         )));
     }
+    for spec in [&o.first, &o.second] {
+        if let (PlayerSpec::Search(name, limits, ..), None) = (spec, o.clock) {
+            if limits.is_infinite() && o.nodes.is_none() {
+                return Err(CliError::Usage(format!(
+                    "player {name:?} plays on the match's clock: expected --clock BASE+INC"
+                )));
+            }
+        }
+    }
     let extra = Limits {
         nodes: o.nodes,
         ..Limits::default()
@@ -410,6 +435,7 @@ pub fn run(o: Options) -> Result<Status, CliError> {
         starts: mine.iter().map(|(start, _)| *start).collect(),
         openings: mine.into_iter().map(|(_, moves)| moves).collect(),
         parallel: o.concurrency.max(1),
+        clock: o.clock,
         ..MatchConfig::default()
     };
     let first = factory(

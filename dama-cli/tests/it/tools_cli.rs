@@ -408,6 +408,39 @@ fn match_against_a_hub_engine_plays_through_the_protocol() {
 }
 
 #[test]
+fn a_match_on_a_clock_plays_dama_and_a_hub_engine_within_their_time() {
+    let engine = format!("hub:{} engine", env!("CARGO_BIN_EXE_dama"));
+    let (text, games) = match_games(
+        &["clock/tm=1", &engine, "--clock", "1+0.01", "--games", "2"],
+        "clock_match.pdn",
+        dama_rules::Variant::Italian,
+    );
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g.tag("TimeControl"), Some("1+0.01"), "{text}");
+    }
+    assert!(!text.contains("on time"), "{text}");
+    assert!(!text.contains("forfeit"), "{text}");
+    // Bad clocks are refused, quoted; a player on the clock needs one.
+    for (args, says) in [
+        (vec!["--clock", "0+1"], "the time \"0\""),
+        (vec!["--clock", "5+x"], "the increment \"x\""),
+        (vec!["--clock", "5+-1"], "the increment \"-1\""),
+        (
+            vec!["--clock", "5", "--movetime", "1"],
+            "cannot be used with",
+        ),
+        (vec![], "expected --clock BASE+INC"),
+    ] {
+        let mut all = vec!["match", "clock", "level:novice"];
+        all.extend(args);
+        let o = dama(&all, None);
+        assert_eq!(o.status.code(), Some(2), "{all:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{all:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
 fn match_shards_split_the_games_and_json_ends_with_the_result() {
     let mut total = 0;
     for shard in ["1/2", "2/2"] {
