@@ -382,7 +382,7 @@ Annotator tag.")]
   dama pdn stats part*.pdn                          the merged result of the shards
   dama match level:hard depth:8 --pdn games.pdn --resume   go on where a stopped match ended
   dama match nodes:2000 nodes:1000 --sprt elo0=0 elo1=20 --pdn t.pdn   until the SPRT decides
-  dama match clock/tm=1 clock --clock 2+0.02 --games 200     on a game clock, 2 s + 0.02 s a move
+  dama match clock/soft=80 clock --clock 2+0.02 --games 200   on a game clock, 2 s + 0.02 s a move
 
 The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1.")]
     Match {

@@ -118,6 +118,9 @@ pub(crate) fn run<R: Rules>(
         node_limit: job.limits.nodes,
         time: TimeManager::new(job.limits.time, start),
     };
+    control
+        .time
+        .set_scale(100 * u32::from(job.knobs.soft_share) / 50);
     let roots: Vec<RootMove> = legal
         .iter()
         .map(|&m| RootMove {
@@ -219,7 +222,6 @@ fn deepen<R: Rules>(
     let pos = *game.position();
     let quiet = game.quiet_plies();
     let mut done: Option<Done> = None;
-    let mut course = crate::time::Course::default();
     let first = 1 + (team.id % 2) as u32;
     let mut depth = first - 1;
     while depth < max_depth {
@@ -257,10 +259,6 @@ fn deepen<R: Rules>(
         // lines are reported best first.
         roots[..multipv].sort_by_key(|r| std::cmp::Reverse(r.score));
         done = Some((depth, roots.clone(), w.seldepth));
-        if w.main && w.control.knobs.time_policy {
-            let percent = course.next(roots[0].m, roots[0].score);
-            w.control.time.set_scale(percent);
-        }
         let best = Score(roots[0].score);
         // A forced result proven with depth to spare: deeper search will not change it. A
         // timed search answers now; analysis, pondering and node budgets go on.

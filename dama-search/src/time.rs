@@ -16,7 +16,7 @@ pub(crate) struct TimeManager {
     soft: Option<Duration>,
     /// Stop at once after this.
     hard: Option<Duration>,
-    /// On a clock: the soft limit in use, in per cent of `soft` (see [`Course`]).
+    /// On a clock: the soft limit in use, in per cent of `soft` (the knob `soft`).
     scale: AtomicU32,
     /// Whether the soft limit may move (a clock; a time a move is used whole).
     flexible: bool,
@@ -78,45 +78,6 @@ impl TimeManager {
     }
 }
 
-/// The course of one search, iteration by iteration, as the time policy reads it
-/// ([`Knobs::time_policy`](crate::Knobs)).
-#[derive(Debug, Default)]
-pub(crate) struct Course {
-    best: Option<dama_rules::Move>,
-    /// Complete iterations since the best move last changed.
-    stable: u32,
-    score: Option<i32>,
-}
-
-impl Course {
-    /// Notes a complete iteration's best move and score; the soft limit it calls for, in
-    /// per cent of the clock's share: more while the best move is new (160 %, then 130 %),
-    /// less once it has held for four iterations (70 %); half as much again when the score
-    /// fell by 0.3 man or more since the last iteration, a fifth more for 0.12.
-    pub fn next(&mut self, best: dama_rules::Move, score: i32) -> u32 {
-        self.stable = match self.best {
-            Some(b) if b == best => self.stable + 1,
-            Some(_) => 0,
-            None => 2,
-        };
-        self.best = Some(best);
-        let mut percent = match self.stable {
-            0 => 160,
-            1 => 130,
-            2 | 3 => 100,
-            _ => 70,
-        };
-        let fall = self.score.map_or(0, |s| s - score);
-        self.score = Some(score);
-        if fall >= 30 {
-            percent = percent * 3 / 2;
-        } else if fall >= 12 {
-            percent = percent * 6 / 5;
-        }
-        percent
-    }
-}
-
 /// The target and the ceiling for one move on `clock`.
 fn share(clock: Clock) -> (Duration, Duration) {
     let left = clock.time.saturating_sub(OVERHEAD);
@@ -124,31 +85,14 @@ fn share(clock: Clock) -> (Duration, Duration) {
     let target = left / moves + clock.increment * 3 / 4;
     let ceiling = (target * 3).min(left / 3 + clock.increment / 2).min(left);
     let target = target.min(ceiling);
-    // An iteration usually takes longer than all before it: start one only early enough.
+    // An iteration usually takes longer than all before it: start one only early enough
+    // (the knob `soft` sets how early, in per cent of the target; this is its 50).
     (target / 2, ceiling.max(Duration::from_millis(1)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_course_lengthens_the_search_while_the_best_move_changes_or_the_score_falls() {
-        let moves: Vec<dama_rules::Move> = dama_rules::Game::new()
-            .legal_moves()
-            .iter()
-            .copied()
-            .collect();
-        let (a, b) = (moves[0], moves[1]);
-        let mut c = Course::default();
-        assert_eq!(c.next(a, 0), 100);
-        assert_eq!(c.next(a, 0), 100);
-        assert_eq!(c.next(a, 5), 70);
-        assert_eq!(c.next(b, 5), 160);
-        assert_eq!(c.next(b, 5), 130);
-        assert_eq!(c.next(b, -40), 150);
-        assert_eq!(c.next(b, -55), 120);
-    }
 
     #[test]
     fn the_scale_moves_only_a_clock_search_and_never_past_the_hard_limit() {

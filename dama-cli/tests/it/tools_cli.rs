@@ -411,7 +411,14 @@ fn match_against_a_hub_engine_plays_through_the_protocol() {
 fn a_match_on_a_clock_plays_dama_and_a_hub_engine_within_their_time() {
     let engine = format!("hub:{} engine", env!("CARGO_BIN_EXE_dama"));
     let (text, games) = match_games(
-        &["clock/tm=1", &engine, "--clock", "1+0.01", "--games", "2"],
+        &[
+            "clock/soft=60",
+            &engine,
+            "--clock",
+            "1+0.01",
+            "--games",
+            "2",
+        ],
         "clock_match.pdn",
         dama_rules::Variant::Italian,
     );
