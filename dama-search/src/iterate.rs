@@ -116,11 +116,8 @@ pub(crate) fn run<R: Rules>(
         halt: Default::default(),
         nodes: Default::default(),
         node_limit: job.limits.nodes,
-        time: TimeManager::new(job.limits.time, start),
+        time: TimeManager::new(job.limits.time, start, job.knobs.soft_share),
     };
-    control
-        .time
-        .set_scale(100 * u32::from(job.knobs.soft_share) / 50);
     let roots: Vec<RootMove> = legal
         .iter()
         .map(|&m| RootMove {

@@ -1,6 +1,6 @@
 //! The time policy, in one place: how much of the clock a move may use, when to stop.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::limits::{Clock, TimeControl};
@@ -16,15 +16,12 @@ pub(crate) struct TimeManager {
     soft: Option<Duration>,
     /// Stop at once after this.
     hard: Option<Duration>,
-    /// On a clock: the soft limit in use, in per cent of `soft` (the knob `soft`).
-    scale: AtomicU32,
-    /// Whether the soft limit may move (a clock; a time a move is used whole).
-    flexible: bool,
 }
 
 impl TimeManager {
-    pub fn new(time: TimeControl, start: Instant) -> TimeManager {
-        let flexible = matches!(time, TimeControl::Clock(_));
+    /// On a clock, no new iteration starts after `soft_percent` of the move's share (the
+    /// knob `soft`); a time a move is used whole.
+    pub fn new(time: TimeControl, start: Instant, soft_percent: u8) -> TimeManager {
         let (soft, hard) = match time {
             TimeControl::None => (None, None),
             TimeControl::MoveTime(t) => {
@@ -32,25 +29,11 @@ impl TimeManager {
                 (Some(t), Some(t))
             }
             TimeControl::Clock(clock) => {
-                let (soft, hard) = share(clock);
+                let (soft, hard) = share(clock, soft_percent);
                 (Some(soft), Some(hard))
             }
         };
-        TimeManager {
-            start,
-            soft,
-            hard,
-            scale: AtomicU32::new(100),
-            flexible,
-        }
-    }
-
-    /// Sets the soft limit to `percent` of the clock's share (never past the hard limit);
-    /// no effect without a clock.
-    pub fn set_scale(&self, percent: u32) {
-        if self.flexible {
-            self.scale.store(percent, Ordering::Relaxed);
-        }
+        TimeManager { start, soft, hard }
     }
 
     /// Whether time ends the search at all.
@@ -69,25 +52,20 @@ impl TimeManager {
 
     /// Whether there is time to start another iteration.
     pub fn may_start_depth(&self, pondering: &AtomicBool) -> bool {
-        let scale = self.scale.load(Ordering::Relaxed);
-        let soft = self.soft.map(|s| {
-            let s = s * scale / 100;
-            self.hard.map_or(s, |h| s.min(h))
-        });
-        pondering.load(Ordering::Relaxed) || soft.is_none_or(|s| self.elapsed() < s)
+        pondering.load(Ordering::Relaxed) || self.soft.is_none_or(|s| self.elapsed() < s)
     }
 }
 
-/// The target and the ceiling for one move on `clock`.
-fn share(clock: Clock) -> (Duration, Duration) {
+/// The soft limit (`soft_percent` of the target) and the ceiling for one move on `clock`.
+fn share(clock: Clock, soft_percent: u8) -> (Duration, Duration) {
     let left = clock.time.saturating_sub(OVERHEAD);
     let moves = clock.moves_to_go.unwrap_or(30).clamp(1, 30);
     let target = left / moves + clock.increment * 3 / 4;
     let ceiling = (target * 3).min(left / 3 + clock.increment / 2).min(left);
     let target = target.min(ceiling);
-    // An iteration usually takes longer than all before it: start one only early enough
-    // (the knob `soft` sets how early, in per cent of the target; this is its 50).
-    (target / 2, ceiling.max(Duration::from_millis(1)))
+    // An iteration usually takes longer than all before it: start one only early enough.
+    let soft = (target * u32::from(soft_percent) / 100).min(ceiling);
+    (soft, ceiling.max(Duration::from_millis(1)))
 }
 
 #[cfg(test)]
@@ -95,28 +73,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_scale_moves_only_a_clock_search_and_never_past_the_hard_limit() {
+    fn the_soft_share_moves_only_a_clock_search_and_never_past_the_hard_limit() {
         let never = AtomicBool::new(false);
         let start = Instant::now() - Duration::from_millis(900);
-        let t = TimeManager::new(TimeControl::MoveTime(Duration::from_secs(1)), start);
-        t.set_scale(10);
+        let t = TimeManager::new(TimeControl::MoveTime(Duration::from_secs(1)), start, 5);
         assert!(t.may_start_depth(&never));
         let clock = Clock {
             time: Duration::from_secs(30),
             increment: Duration::ZERO,
             moves_to_go: None,
         };
-        // A share of 1 s: soft 0.5 s, hard 3 s.
-        let t = TimeManager::new(TimeControl::Clock(clock), start);
+        // A share of 1 s: soft 0.5 s (50 %), hard 3 s.
+        let t = TimeManager::new(TimeControl::Clock(clock), start, 50);
         assert!(!t.may_start_depth(&never));
-        t.set_scale(200);
+        let t = TimeManager::new(TimeControl::Clock(clock), start, 100);
         assert!(t.may_start_depth(&never));
-        t.set_scale(100_000);
         let late = TimeManager::new(
             TimeControl::Clock(clock),
             Instant::now() - Duration::from_secs(4),
+            255,
         );
-        late.set_scale(100_000);
         assert!(!late.may_start_depth(&never));
     }
 
@@ -130,7 +106,7 @@ mod tests {
                         increment: Duration::from_millis(inc),
                         moves_to_go: mtg,
                     };
-                    let (soft, hard) = share(clock);
+                    let (soft, hard) = share(clock, 80);
                     assert!(soft <= hard);
                     assert!(
                         hard <= Duration::from_millis(ms / 3 + inc / 2 + 1),
