@@ -72,6 +72,9 @@ pub struct Knobs {
     /// docs/tuning.md; an iteration usually takes longer than all before it, and the hard
     /// limit at three shares ends one that runs long).
     pub soft_share: u8,
+    /// On a game clock that does not say how many moves are left, the moves the time left is
+    /// shared over (the knob `mtg`, 30 by default).
+    pub moves_to_go: u8,
 }
 
 impl std::str::FromStr for Knobs {
@@ -100,9 +103,10 @@ impl std::str::FromStr for Knobs {
                 "asp" => k.aspiration = n,
                 "hred" => k.history_reduction = n != 0,
                 "soft" => k.soft_share = n.max(1),
+                "mtg" => k.moves_to_go = n.max(1),
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, partial, asp, hred, soft, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, partial, asp, hred, soft, mtg, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -128,6 +132,7 @@ impl Default for Knobs {
             aspiration: 25,
             history_reduction: true,
             soft_share: 80,
+            moves_to_go: 30,
         }
     }
 }
@@ -174,6 +179,9 @@ mod tests {
         assert_eq!(Knobs::default().aspiration, 25);
         assert!(!"hred=0".parse::<Knobs>().unwrap().history_reduction);
         assert!(Knobs::default().history_reduction);
+        assert_eq!("mtg=20".parse::<Knobs>().unwrap().moves_to_go, 20);
+        assert_eq!("mtg=0".parse::<Knobs>().unwrap().moves_to_go, 1);
+        assert_eq!(Knobs::default().moves_to_go, 30);
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);
         let err = "lmq=1".parse::<Knobs>().unwrap_err();

@@ -116,7 +116,7 @@ pub(crate) fn run<R: Rules>(
         halt: Default::default(),
         nodes: Default::default(),
         node_limit: job.limits.nodes,
-        time: TimeManager::new(job.limits.time, start, job.knobs.soft_share),
+        time: TimeManager::new(job.limits.time, start, job.knobs),
     };
     let roots: Vec<RootMove> = legal
         .iter()

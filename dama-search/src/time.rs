@@ -3,6 +3,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::control::Knobs;
 use crate::limits::{Clock, TimeControl};
 
 /// Time kept back for the GUI and the pipe.
@@ -19,9 +20,10 @@ pub(crate) struct TimeManager {
 }
 
 impl TimeManager {
-    /// On a clock, no new iteration starts after `soft_percent` of the move's share (the
-    /// knob `soft`); a time a move is used whole.
-    pub fn new(time: TimeControl, start: Instant, soft_percent: u8) -> TimeManager {
+    /// On a clock, the time left is shared over `knobs.moves_to_go` moves when the clock does
+    /// not say, and no new iteration starts after `knobs.soft_share` per cent of the move's
+    /// share; a time a move is used whole.
+    pub fn new(time: TimeControl, start: Instant, knobs: Knobs) -> TimeManager {
         let (soft, hard) = match time {
             TimeControl::None => (None, None),
             TimeControl::MoveTime(t) => {
@@ -29,7 +31,7 @@ impl TimeManager {
                 (Some(t), Some(t))
             }
             TimeControl::Clock(clock) => {
-                let (soft, hard) = share(clock, soft_percent);
+                let (soft, hard) = share(clock, knobs.soft_share, knobs.moves_to_go);
                 (Some(soft), Some(hard))
             }
         };
@@ -56,10 +58,12 @@ impl TimeManager {
     }
 }
 
-/// The soft limit (`soft_percent` of the target) and the ceiling for one move on `clock`.
-fn share(clock: Clock, soft_percent: u8) -> (Duration, Duration) {
+/// The soft limit (`soft_percent` of the target) and the ceiling for one move on `clock`,
+/// the time left shared over at most `moves` moves.
+fn share(clock: Clock, soft_percent: u8, moves: u8) -> (Duration, Duration) {
     let left = clock.time.saturating_sub(OVERHEAD);
-    let moves = clock.moves_to_go.unwrap_or(30).clamp(1, 30);
+    let most = u32::from(moves.max(1));
+    let moves = clock.moves_to_go.unwrap_or(most).clamp(1, most);
     let target = left / moves + clock.increment * 3 / 4;
     let ceiling = (target * 3).min(left / 3 + clock.increment / 2).min(left);
     let target = target.min(ceiling);
@@ -72,11 +76,19 @@ fn share(clock: Clock, soft_percent: u8) -> (Duration, Duration) {
 mod tests {
     use super::*;
 
+    fn knobs(s: &str) -> Knobs {
+        s.parse().expect("knobs")
+    }
+
     #[test]
     fn the_soft_share_moves_only_a_clock_search_and_never_past_the_hard_limit() {
         let never = AtomicBool::new(false);
         let start = Instant::now() - Duration::from_millis(900);
-        let t = TimeManager::new(TimeControl::MoveTime(Duration::from_secs(1)), start, 5);
+        let t = TimeManager::new(
+            TimeControl::MoveTime(Duration::from_secs(1)),
+            start,
+            knobs("soft=5"),
+        );
         assert!(t.may_start_depth(&never));
         let clock = Clock {
             time: Duration::from_secs(30),
@@ -84,14 +96,14 @@ mod tests {
             moves_to_go: None,
         };
         // A share of 1 s: soft 0.5 s (50 %), hard 3 s.
-        let t = TimeManager::new(TimeControl::Clock(clock), start, 50);
+        let t = TimeManager::new(TimeControl::Clock(clock), start, knobs("soft=50"));
         assert!(!t.may_start_depth(&never));
-        let t = TimeManager::new(TimeControl::Clock(clock), start, 100);
+        let t = TimeManager::new(TimeControl::Clock(clock), start, knobs("soft=100"));
         assert!(t.may_start_depth(&never));
         let late = TimeManager::new(
             TimeControl::Clock(clock),
             Instant::now() - Duration::from_secs(4),
-            255,
+            knobs("soft=255"),
         );
         assert!(!late.may_start_depth(&never));
     }
@@ -106,14 +118,34 @@ mod tests {
                         increment: Duration::from_millis(inc),
                         moves_to_go: mtg,
                     };
-                    let (soft, hard) = share(clock, 80);
-                    assert!(soft <= hard);
-                    assert!(
-                        hard <= Duration::from_millis(ms / 3 + inc / 2 + 1),
-                        "{ms} {inc} {mtg:?}: {hard:?}"
-                    );
+                    for moves in [1, 20, 30, 255] {
+                        let (soft, hard) = share(clock, 80, moves);
+                        assert!(soft <= hard);
+                        assert!(
+                            hard <= Duration::from_millis(ms / 3 + inc / 2 + 1),
+                            "{ms} {inc} {mtg:?} {moves}: {hard:?}"
+                        );
+                    }
                 }
             }
         }
+    }
+
+    #[test]
+    fn fewer_moves_to_go_give_a_move_more_of_the_clock_unless_the_clock_says() {
+        let mut clock = Clock {
+            time: Duration::from_millis(60_015),
+            increment: Duration::ZERO,
+            moves_to_go: None,
+        };
+        // 60 s over 30 moves: 2 s, soft limit 1.6 s; over 20: 3 s and 2.4 s.
+        let ms = |(soft, hard): (Duration, Duration)| (soft.as_millis(), hard.as_millis());
+        assert_eq!(ms(share(clock, 80, 30)), (1_600, 6_000));
+        assert_eq!(ms(share(clock, 80, 20)), (2_400, 9_000));
+        // The clock's own count wins when it is lower; more moves than the knob are capped.
+        clock.moves_to_go = Some(10);
+        assert_eq!(ms(share(clock, 80, 20)), (4_800, 18_000));
+        clock.moves_to_go = Some(40);
+        assert_eq!(ms(share(clock, 80, 20)), (2_400, 9_000));
     }
 }
