@@ -9,7 +9,7 @@ use dama_rules::{Color, Move, MoveList, Position, Rules};
 use crate::control::Control;
 use crate::eval::evaluate_with;
 use crate::nnue::{Accumulator, Network};
-use crate::ordering::{History, Killers};
+use crate::ordering::{CounterMoves, History, Killers};
 use crate::score::{Score, INFINITE, TABLE_WIN, WIN};
 use crate::tt::{Bound, Table};
 use crate::weights::Weights;
@@ -37,6 +37,9 @@ pub(crate) struct Worker<'a, R: Rules> {
     pub man_move_is_progress: bool,
     pub killers: Killers,
     pub history: History,
+    pub counters: CounterMoves,
+    /// The move played at each ply of the current line (`line[ply - 1]` led to `ply`).
+    pub line: [Option<Move>; MAX_PLY],
     pub pv: Vec<[Move; MAX_PLY]>,
     pub pv_len: [usize; MAX_PLY + 1],
     pub stopped: bool,
@@ -56,6 +59,7 @@ pub(crate) struct Worker<'a, R: Rules> {
 const TT_MOVE: i32 = 1 << 30;
 const PROMOTION: i32 = 1 << 25;
 const KILLER: [i32; 2] = [1 << 24, 1 << 23];
+const COUNTER: i32 = 1 << 22;
 
 impl<'a, R: Rules> Worker<'a, R> {
     pub fn new(tt: &'a Table, control: &'a Control<'a>, keys: Vec<u64>, main: bool) -> Self {
@@ -87,6 +91,8 @@ impl<'a, R: Rules> Worker<'a, R> {
             man_move_is_progress: rules.man_move_is_progress,
             killers: Killers::default(),
             history: History::default(),
+            counters: CounterMoves::default(),
+            line: [None; MAX_PLY],
             pv: vec![[first_dummy(); MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             stopped: false,
@@ -269,13 +275,17 @@ impl<'a, R: Rules> Worker<'a, R> {
 
         let key = self.keys[self.keys.len() - 1];
         let mut tt_move = None;
+        // The table's score where its bound says it is better than the static value: for
+        // reverse futility (`rfptt`).
+        let mut tt_bound = None;
         // Nodes one ply from the horizon and capture sequences below it are many and cheap:
         // the table would cost a cache miss for little.
         let use_tt = depth >= i32::from(self.control.knobs.tt_depth);
         if let Some(hit) = use_tt.then(|| self.tt.probe(key)).flatten() {
             tt_move = hit.move_index.filter(|&i| usize::from(i) < list.len());
+            let s = Score::from_tt(hit.stored, ply).0;
+            tt_bound = Some((s, hit.bound));
             if !pv_node && hit.depth >= depth {
-                let s = Score::from_tt(hit.stored, ply).0;
                 let cut = match hit.bound {
                     Bound::Exact => true,
                     Bound::Lower => s >= beta,
@@ -293,10 +303,25 @@ impl<'a, R: Rules> Worker<'a, R> {
             && beta.abs() < WIN - 1_000
             && !pos.with_turn(!pos.turn()).must_capture::<R>()
         {
-            let e = self.static_value(pos, ply, quiet);
+            let mut e = self.static_value(pos, ply, quiet);
+            if let Some((s, bound)) = tt_bound.filter(|_| self.control.knobs.rfp_tt) {
+                let better = match bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s > e,
+                    Bound::Upper => s < e,
+                };
+                if better && s.abs() < WIN - 1_000 {
+                    e = s;
+                }
+            }
             if e - i32::from(self.control.knobs.rfp_margin) * depth >= beta {
                 return e;
             }
+        }
+
+        let iir = i32::from(self.control.knobs.iir);
+        if iir > 0 && depth >= iir && tt_move.is_none() && !capture {
+            depth -= 1;
         }
 
         let mut scores = [0i32; dama_rules::MAX_MOVES];
@@ -316,6 +341,7 @@ impl<'a, R: Rules> Worker<'a, R> {
                 self.tt.prefetch(key);
             }
             self.keys.push(key);
+            self.line[ply] = Some(m);
             let reduce = if depth >= 3 && !capture && !m.promotes() {
                 self.reduction(n, depth, pv_node, us, m, ply)
             } else {
@@ -356,6 +382,9 @@ impl<'a, R: Rules> Worker<'a, R> {
                         if !capture {
                             self.killers.add(ply, m);
                             self.history.reward(us, m, depth);
+                            if let Some(p) = self.previous(ply) {
+                                self.counters.set(us, p, m);
+                            }
                         }
                         break;
                     }
@@ -417,10 +446,24 @@ impl<'a, R: Rules> Worker<'a, R> {
                 i32::from(n >= first) + i32::from(n >= 6)
             }
             _ => {
-                let r = i32::from(LMR_TABLE[(depth as usize).min(63)][n.min(63)]);
+                let table = match self.control.knobs.lmr {
+                    4 => &LMR_TABLE_LESS,
+                    5 => &LMR_TABLE_MORE,
+                    _ => &LMR_TABLE,
+                };
+                let r = i32::from(table[(depth as usize).min(63)][n.min(63)]);
                 (r - i32::from(pv_node)).clamp(0, depth - 2)
             }
         }
+    }
+
+    /// The move that led to `ply` in the current line, if it was quiet (a capture was forced
+    /// and has no refutation to remember).
+    #[inline(always)]
+    fn previous(&self, ply: usize) -> Option<Move> {
+        ply.checked_sub(1)
+            .and_then(|p| self.line[p])
+            .filter(|m| !m.is_capture())
     }
 
     fn update_pv(&mut self, ply: usize, m: Move) {
@@ -441,11 +484,17 @@ impl<'a, R: Rules> Worker<'a, R> {
         ply: usize,
     ) {
         let us = pos.turn();
+        let counter = self
+            .previous(ply)
+            .filter(|_| self.control.knobs.counter_moves)
+            .and_then(|p| self.counters.get(us, p));
         for (i, &m) in list.iter().enumerate() {
             scores[i] = if m.promotes() {
                 PROMOTION
             } else if let Some(k) = self.killers.slot(ply, m) {
                 KILLER[k]
+            } else if counter == Some(m) {
+                COUNTER
             } else {
                 self.history.get(us, m)
             };
@@ -459,15 +508,19 @@ impl<'a, R: Rules> Worker<'a, R> {
 /// Reductions of `lmr=3` by depth and move number (from 0): `0.5 + ln(depth) × ln(n + 1) / 2`,
 /// rounded down, none for the first two moves. Made at compile time from a few terms of the
 /// logarithm (`const` code has no `f64::ln`).
-static LMR_TABLE: [[u8; 64]; 64] = lmr_table();
+static LMR_TABLE: [[u8; 64]; 64] = lmr_table(2.0);
+/// `lmr=4`: the same over 2.5 (reduces less).
+static LMR_TABLE_LESS: [[u8; 64]; 64] = lmr_table(2.5);
+/// `lmr=5`: the same over 1.6 (reduces more).
+static LMR_TABLE_MORE: [[u8; 64]; 64] = lmr_table(1.6);
 
-const fn lmr_table() -> [[u8; 64]; 64] {
+const fn lmr_table(divisor: f64) -> [[u8; 64]; 64] {
     let mut t = [[0u8; 64]; 64];
     let mut d = 1;
     while d < 64 {
         let mut n = 2;
         while n < 64 {
-            let r = 0.5 + ln(d as f64) * ln((n + 1) as f64) / 2.0;
+            let r = 0.5 + ln(d as f64) * ln((n + 1) as f64) / divisor;
             t[d][n] = r as u8;
             n += 1;
         }
