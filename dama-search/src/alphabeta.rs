@@ -9,7 +9,7 @@ use dama_rules::{Color, Move, MoveList, Position, Rules};
 use crate::control::Control;
 use crate::eval::evaluate_with;
 use crate::nnue::{Accumulator, Network};
-use crate::ordering::{CounterMoves, History, Killers};
+use crate::ordering::{History, Killers};
 use crate::score::{Score, INFINITE, TABLE_WIN, WIN};
 use crate::tt::{Bound, Table};
 use crate::weights::Weights;
@@ -37,9 +37,6 @@ pub(crate) struct Worker<'a, R: Rules> {
     pub man_move_is_progress: bool,
     pub killers: Killers,
     pub history: History,
-    pub counters: CounterMoves,
-    /// The move played at each ply of the current line (`line[ply - 1]` led to `ply`).
-    pub line: [Option<Move>; MAX_PLY],
     pub pv: Vec<[Move; MAX_PLY]>,
     pub pv_len: [usize; MAX_PLY + 1],
     pub stopped: bool,
@@ -59,7 +56,6 @@ pub(crate) struct Worker<'a, R: Rules> {
 const TT_MOVE: i32 = 1 << 30;
 const PROMOTION: i32 = 1 << 25;
 const KILLER: [i32; 2] = [1 << 24, 1 << 23];
-const COUNTER: i32 = 1 << 22;
 
 impl<'a, R: Rules> Worker<'a, R> {
     pub fn new(tt: &'a Table, control: &'a Control<'a>, keys: Vec<u64>, main: bool) -> Self {
@@ -91,8 +87,6 @@ impl<'a, R: Rules> Worker<'a, R> {
             man_move_is_progress: rules.man_move_is_progress,
             killers: Killers::default(),
             history: History::default(),
-            counters: CounterMoves::default(),
-            line: [None; MAX_PLY],
             pv: vec![[first_dummy(); MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             stopped: false,
@@ -319,11 +313,6 @@ impl<'a, R: Rules> Worker<'a, R> {
             }
         }
 
-        let iir = i32::from(self.control.knobs.iir);
-        if iir > 0 && depth >= iir && tt_move.is_none() && !capture {
-            depth -= 1;
-        }
-
         let mut scores = [0i32; dama_rules::MAX_MOVES];
         self.score_moves(pos, &list, &mut scores, tt_move, ply);
 
@@ -341,7 +330,6 @@ impl<'a, R: Rules> Worker<'a, R> {
                 self.tt.prefetch(key);
             }
             self.keys.push(key);
-            self.line[ply] = Some(m);
             let reduce = if depth >= 3 && !capture && !m.promotes() {
                 self.reduction(n, depth, pv_node, us, m, ply)
             } else {
@@ -382,9 +370,6 @@ impl<'a, R: Rules> Worker<'a, R> {
                         if !capture {
                             self.killers.add(ply, m);
                             self.history.reward(us, m, depth);
-                            if let Some(p) = self.previous(ply) {
-                                self.counters.set(us, p, m);
-                            }
                         }
                         break;
                     }
@@ -457,15 +442,6 @@ impl<'a, R: Rules> Worker<'a, R> {
         }
     }
 
-    /// The move that led to `ply` in the current line, if it was quiet (a capture was forced
-    /// and has no refutation to remember).
-    #[inline(always)]
-    fn previous(&self, ply: usize) -> Option<Move> {
-        ply.checked_sub(1)
-            .and_then(|p| self.line[p])
-            .filter(|m| !m.is_capture())
-    }
-
     fn update_pv(&mut self, ply: usize, m: Move) {
         let (head, tail) = self.pv.split_at_mut(ply + 1);
         let line = &mut head[ply];
@@ -484,17 +460,11 @@ impl<'a, R: Rules> Worker<'a, R> {
         ply: usize,
     ) {
         let us = pos.turn();
-        let counter = self
-            .previous(ply)
-            .filter(|_| self.control.knobs.counter_moves)
-            .and_then(|p| self.counters.get(us, p));
         for (i, &m) in list.iter().enumerate() {
             scores[i] = if m.promotes() {
                 PROMOTION
             } else if let Some(k) = self.killers.slot(ply, m) {
                 KILLER[k]
-            } else if counter == Some(m) {
-                COUNTER
             } else {
                 self.history.get(us, m)
             };

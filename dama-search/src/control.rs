@@ -76,12 +76,6 @@ pub struct Knobs {
     /// On a game clock that does not say how many moves are left, the moves the time left is
     /// shared over (the knob `mtg`, 30 by default).
     pub moves_to_go: u8,
-    /// Internal iterative reduction from this depth (0: off): a node the table has no move
-    /// for is searched one ply less.
-    pub iir: u8,
-    /// Counter moves: a quiet move that refuted the opponent's last move is tried after the
-    /// killers.
-    pub counter_moves: bool,
     /// Reverse futility takes the table's score for the static value where the table's bound
     /// says it is the better estimate.
     pub rfp_tt: bool,
@@ -114,12 +108,10 @@ impl std::str::FromStr for Knobs {
                 "hred" => k.history_reduction = n != 0,
                 "soft" => k.soft_share = n.max(1),
                 "mtg" => k.moves_to_go = n.max(1),
-                "iir" => k.iir = n,
-                "cm" => k.counter_moves = n != 0,
                 "rfptt" => k.rfp_tt = n != 0,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, partial, asp, hred, soft, mtg, iir, cm, rfptt, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, partial, asp, hred, soft, mtg, rfptt, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -146,8 +138,6 @@ impl Default for Knobs {
             history_reduction: true,
             soft_share: 80,
             moves_to_go: 30,
-            iir: 0,
-            counter_moves: false,
             rfp_tt: false,
         }
     }
@@ -198,8 +188,6 @@ mod tests {
         assert_eq!("mtg=20".parse::<Knobs>().unwrap().moves_to_go, 20);
         assert_eq!("mtg=0".parse::<Knobs>().unwrap().moves_to_go, 1);
         assert_eq!(Knobs::default().moves_to_go, 30);
-        let k: Knobs = "iir=4,cm=1".parse().unwrap();
-        assert_eq!((k.iir, k.counter_moves), (4, true));
         assert!("rfptt=1".parse::<Knobs>().unwrap().rfp_tt);
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);

@@ -374,7 +374,6 @@ fn root_search<R: Rules>(
         let child = pos.after(m);
         let child_quiet = w.quiet_after(pos, m, quiet);
         w.keys.push(pos.hash_after(root_key, m));
-        w.line[0] = Some(m);
         let d = depth - 1;
         let mut v;
         if n == pv_idx {

@@ -59,25 +59,3 @@ impl History {
         }
     }
 }
-
-/// Per side and per opponent's move (from, to), the quiet move that last refuted it.
-pub(crate) struct CounterMoves(Box<[[[Option<Move>; 32]; 32]; 2]>);
-
-impl Default for CounterMoves {
-    fn default() -> CounterMoves {
-        CounterMoves(Box::new([[[None; 32]; 32]; 2]))
-    }
-}
-
-impl CounterMoves {
-    /// The refutation `us` last found to `previous`.
-    #[inline]
-    pub fn get(&self, us: Color, previous: Move) -> Option<Move> {
-        self.0[us.index()][previous.from().index()][previous.to().index()]
-    }
-
-    #[inline]
-    pub fn set(&mut self, us: Color, previous: Move, m: Move) {
-        self.0[us.index()][previous.from().index()][previous.to().index()] = Some(m);
-    }
-}
