@@ -2,13 +2,14 @@
 //! and the answer of the last complete depth when a search is stopped.
 
 use std::sync::atomic::Ordering::Relaxed;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use dama_rules::{Game, Move, Position, Rules};
 
 use crate::alphabeta::Worker;
 use crate::control::{Control, Signals};
 use crate::score::{Score, INFINITE};
+use crate::time::Moment;
 use crate::time::TimeManager;
 use crate::tt::Table;
 use crate::{Info, Limits, RootLine, SearchResult};
@@ -43,7 +44,7 @@ pub(crate) fn run<R: Rules>(
     job: &Job<'_>,
     on_info: &mut dyn FnMut(&Info),
 ) -> SearchResult {
-    let start = Instant::now();
+    let start = Moment::now();
     let game = job.game;
     let legal = game.legal_moves();
     // A game a draw rule has ended still has legal moves: a GUI playing on gets one.

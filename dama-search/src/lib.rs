@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 mod alphabeta;
+pub mod bench;
 pub mod book;
 mod control;
 pub mod egtb;
@@ -51,6 +52,7 @@ pub use egtb::Endgames;
 pub use level::{Level, LevelProfile, PROFILES};
 pub use limits::{Clock, Limits, TimeControl};
 pub use score::Score;
+pub use time::{set_host_clock, Moment};
 pub use tt::Table;
 
 /// Raises the calling thread's nice value by `by` (a lower scheduling priority, at most nice

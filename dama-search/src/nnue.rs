@@ -199,6 +199,9 @@ impl Network {
             // SAFETY: the CPU has AVX2 (checked on the line above), all `update_avx2` needs.
             return unsafe { self.update_avx2(acc, None, from, to) };
         }
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return self.update_simd128(acc, None, from, to);
+        #[allow(unreachable_code)]
         self.update_portable(acc, None, from, to);
     }
 
@@ -218,6 +221,9 @@ impl Network {
             // SAFETY: the CPU has AVX2 (checked on the line above), all `update_avx2` needs.
             return unsafe { self.update_avx2(dst, Some(src), from, to) };
         }
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return self.update_simd128(dst, Some(src), from, to);
+        #[allow(unreachable_code)]
         self.update_portable(dst, Some(src), from, to);
     }
 
@@ -300,6 +306,75 @@ impl Network {
         }
     }
 
+    /// [`Network::update_into`] (or, with no `src`, [`Network::update`]) in WebAssembly's
+    /// SIMD128: each half of the accumulator held in sixteen registers of eight `i16` while
+    /// the changed columns are taken away and added (wrapping, as the portable code).
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline(always)]
+    fn update_simd128(
+        &self,
+        dst: &mut Accumulator,
+        src: Option<&Accumulator>,
+        from: &Position,
+        to: &Position,
+    ) {
+        use std::arch::wasm32::*;
+        let (gone, ng, came, nc) = Self::changed(from, to);
+        for p in 0..2 {
+            let mut regs = load_half(src.map_or(&dst.0[p], |s| &s.0[p]));
+            for &g in &gone[..ng] {
+                let g = usize::from(g);
+                let col = load_half(&self.w1[feature(p, g / 32, g % 32)]);
+                for (r, c) in regs.iter_mut().zip(col) {
+                    *r = i16x8_sub(*r, c);
+                }
+            }
+            for &c in &came[..nc] {
+                let c = usize::from(c);
+                let col = load_half(&self.w1[feature(p, c / 32, c % 32)]);
+                for (r, c) in regs.iter_mut().zip(col) {
+                    *r = i16x8_add(*r, c);
+                }
+            }
+            store_half(&mut dst.0[p], &regs);
+        }
+    }
+
+    /// [`Network::evaluate`] in WebAssembly's SIMD128: the clipped inputs in 32 registers
+    /// of eight `i16`, each tail row 32 `i32x4.dot_i16x8_s` into one sum of four lanes.
+    /// Integer sums in another order: the same value bit for bit as the portable code (no
+    /// partial sum overflows, by [`Network::check_range`]).
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline(always)]
+    fn evaluate_simd128(&self, acc: &Accumulator, turn: Color) -> i32 {
+        use std::arch::wasm32::*;
+        const CHUNKS: usize = HIDDEN / 8;
+        let us = usize::from(turn == Color::Black);
+        let zero = i16x8_splat(0);
+        let top = i16x8_splat(QA as i16);
+        let mut input = [zero; 2 * CHUNKS];
+        for (half, side) in [us, 1 - us].into_iter().enumerate() {
+            for (d, v) in input[half * CHUNKS..]
+                .iter_mut()
+                .zip(load_half(&acc.0[side]))
+            {
+                *d = i16x8_min(i16x8_max(v, zero), top);
+            }
+        }
+        let mut sums = [0i32; TAIL];
+        for (sum, row) in sums.iter_mut().zip(self.w2.iter()) {
+            let mut lanes = i32x4_splat(0);
+            for (k, chunk) in row.chunks_exact(8).enumerate() {
+                lanes = i32x4_add(lanes, i32x4_dot_i16x8(input[k], load8(chunk)));
+            }
+            *sum = i32x4_extract_lane::<0>(lanes)
+                .wrapping_add(i32x4_extract_lane::<1>(lanes))
+                .wrapping_add(i32x4_extract_lane::<2>(lanes))
+                .wrapping_add(i32x4_extract_lane::<3>(lanes));
+        }
+        self.finish(&sums)
+    }
+
     /// The portable update: `dst` becomes `src` (if given) and then takes the changed
     /// columns.
     #[inline(always)]
@@ -339,6 +414,11 @@ impl Network {
             // the portable SSE2 code, the figures of docs/tuning.md with AVX2.
             return unsafe { self.evaluate_avx2(acc, turn) };
         }
+        // WebAssembly has no run-time feature test: a module is built with SIMD128 or not
+        // (dama-wasm's is, for the browsers that run it).
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return self.evaluate_simd128(acc, turn);
+        #[allow(unreachable_code)]
         self.evaluate_portable(acc, turn)
     }
 
@@ -676,6 +756,39 @@ fn sum4_avx2(s: &[std::arch::x86_64::__m256i; 4]) -> [i32; 4] {
     // SAFETY: the 16 bytes written are exactly `out`'s; unaligned stores need no alignment.
     unsafe { _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), r) };
     out
+}
+
+/// Eight `i16` from a slice of at least eight, as one SIMD128 register.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+#[allow(unsafe_code)]
+fn load8(chunk: &[i16]) -> std::arch::wasm32::v128 {
+    assert!(chunk.len() >= 8);
+    // SAFETY: the 16 bytes read lie inside `chunk` (checked above, and removed by the
+    // compiler where the length is known); WebAssembly loads need no alignment.
+    unsafe { std::arch::wasm32::v128_load(chunk.as_ptr().cast()) }
+}
+
+/// A half of an accumulator (or a first-layer column) as sixteen SIMD128 registers.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn load_half(half: &[i16; HIDDEN]) -> [std::arch::wasm32::v128; HIDDEN / 8] {
+    let mut regs = [std::arch::wasm32::i16x8_splat(0); HIDDEN / 8];
+    for (r, chunk) in regs.iter_mut().zip(half.chunks_exact(8)) {
+        *r = load8(chunk);
+    }
+    regs
+}
+
+/// Sixteen SIMD128 registers written back to a half of an accumulator.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+#[allow(unsafe_code)]
+fn store_half(half: &mut [i16; HIDDEN], regs: &[std::arch::wasm32::v128; HIDDEN / 8]) {
+    for (chunk, r) in half.chunks_exact_mut(8).zip(regs) {
+        // SAFETY: each chunk is exactly the 16 bytes written; no alignment is needed.
+        unsafe { std::arch::wasm32::v128_store(chunk.as_mut_ptr().cast(), *r) };
+    }
 }
 
 #[inline(always)]

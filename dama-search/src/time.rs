@@ -1,7 +1,8 @@
 //! The time policy, in one place: how much of the clock a move may use, when to stop.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::OnceLock;
+use std::time::Duration;
 
 use crate::control::Knobs;
 use crate::limits::{Clock, TimeControl};
@@ -9,10 +10,67 @@ use crate::limits::{Clock, TimeControl};
 /// Time kept back for the GUI and the pipe.
 const OVERHEAD: Duration = Duration::from_millis(15);
 
+/// Where the engine reads the time when the host sets it ([`set_host_clock`]).
+static HOST_CLOCK: OnceLock<fn() -> Duration> = OnceLock::new();
+
+/// Sets the clock the engine reads, once per process: a function giving the time since a
+/// fixed start that never goes back (in a browser, `performance.now()`). Needed where the
+/// standard library has no clock (`wasm32-unknown-unknown`, where `Instant::now` panics);
+/// elsewhere the engine reads the system's monotonic clock, and this need not be called.
+/// Returns `false` (and changes nothing) when a clock was set already.
+pub fn set_host_clock(now: fn() -> Duration) -> bool {
+    HOST_CLOCK.set(now).is_ok()
+}
+
+/// A moment on the engine's clock: the host's ([`set_host_clock`]) when it was given one,
+/// else the system's monotonic clock; without either (WebAssembly with no host clock) time
+/// stands still, so only depth and node limits end a search.
+#[derive(Copy, Clone, Debug)]
+pub struct Moment(Duration);
+
+impl Moment {
+    /// Now.
+    pub fn now() -> Moment {
+        Moment(clock_now())
+    }
+
+    /// The time since this moment.
+    pub fn elapsed(self) -> Duration {
+        clock_now().saturating_sub(self.0)
+    }
+
+    /// The moment `d` before this one (the clock's start at the earliest).
+    pub fn earlier(self, d: Duration) -> Moment {
+        Moment(self.0.saturating_sub(d))
+    }
+}
+
+/// The time since the clock's start.
+fn clock_now() -> Duration {
+    if let Some(now) = HOST_CLOCK.get() {
+        return now();
+    }
+    system_now()
+}
+
+/// The system's monotonic clock, from its first reading plus a day, so that a moment can be
+/// placed earlier than the first reading (tests do).
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+fn system_now() -> Duration {
+    static START: OnceLock<std::time::Instant> = OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed() + Duration::from_secs(86_400)
+}
+
+/// No system clock on this target: time stands still until the host gives one.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+fn system_now() -> Duration {
+    Duration::ZERO
+}
+
 /// Decides when a search stops for time.
 #[derive(Debug)]
 pub(crate) struct TimeManager {
-    start: Instant,
+    start: Moment,
     /// Do not start a new iteration after this.
     soft: Option<Duration>,
     /// Stop at once after this.
@@ -23,7 +81,7 @@ impl TimeManager {
     /// On a clock, the time left is shared over `knobs.moves_to_go` moves when the clock does
     /// not say, and no new iteration starts after `knobs.soft_share` per cent of the move's
     /// share; a time a move is used whole.
-    pub fn new(time: TimeControl, start: Instant, knobs: Knobs) -> TimeManager {
+    pub fn new(time: TimeControl, start: Moment, knobs: Knobs) -> TimeManager {
         let (soft, hard) = match time {
             TimeControl::None => (None, None),
             TimeControl::MoveTime(t) => {
@@ -83,7 +141,9 @@ mod tests {
     #[test]
     fn the_soft_share_moves_only_a_clock_search_and_never_past_the_hard_limit() {
         let never = AtomicBool::new(false);
-        let start = Instant::now() - Duration::from_millis(900);
+        // 600 ms spent: 400 ms short of a 1 s budget, so that a busy machine does not
+        // change the answers.
+        let start = Moment::now().earlier(Duration::from_millis(600));
         let t = TimeManager::new(
             TimeControl::MoveTime(Duration::from_secs(1)),
             start,
@@ -102,7 +162,7 @@ mod tests {
         assert!(t.may_start_depth(&never));
         let late = TimeManager::new(
             TimeControl::Clock(clock),
-            Instant::now() - Duration::from_secs(4),
+            Moment::now().earlier(Duration::from_secs(4)),
             knobs("soft=255"),
         );
         assert!(!late.may_start_depth(&never));

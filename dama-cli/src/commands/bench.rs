@@ -9,6 +9,7 @@ use dama_rules::notation::fen;
 use dama_rules::{Game, Variant};
 use std::sync::Arc;
 
+use dama_search::bench::POSITIONS;
 use dama_search::weights::Weights;
 use dama_search::{Engine, Knobs, Limits};
 
@@ -16,18 +17,6 @@ use super::progress::Progress;
 use crate::error::CliError;
 use crate::exit::Status;
 use crate::output;
-
-/// The positions: the start, openings, middle games with captures about, endings.
-const POSITIONS: [&str; 8] = [
-    "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
-    "B:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
-    "W:W17,18,19,21,24,25,26,27,28,30,31:B2,3,4,5,6,7,9,10,11,12,14",
-    "W:W18,19,20,22,25,26,27,29,30:B1,3,5,6,9,10,11,12,15",
-    "B:W14,19,22,23,25,26,28,29:B2,5,6,7,9,12,16,17",
-    "W:W19,23,26,27,30:B5,9,10,13,16",
-    "W:WK14,22,27:B6,K25,16",
-    "W:WK5,K30:BK12",
-];
 
 /// Searches every position to `depth` and prints nodes, time and nodes/s, with the search
 /// switches `knobs` and the evaluation of the weights or net file `eval_file`.

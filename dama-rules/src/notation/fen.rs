@@ -68,7 +68,13 @@ pub fn parse_setup(fen: &str) -> Result<Setup, Error> {
     setup.turn = match sections.next().map(str::trim) {
         Some("W" | "w") => Color::White,
         Some("B" | "b") => Color::Black,
-        Some(other) => return Err(bad(format!("side to move {} is not W or B", quote(other)))),
+        Some(other) => {
+            return Err(bad(format!(
+                "side to move {} is not W or B (a FEN reads like \"W:W21,22:B1,K2\": the side \
+                 to move, then each side's squares, K before a king)",
+                quote(other)
+            )))
+        }
         None => return Err(bad("it is empty".into())),
     };
     let mut seen_side = [false, false];
