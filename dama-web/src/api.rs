@@ -20,7 +20,7 @@
 //! | `DELETE /api/games/{id}` | | 204 |
 //! | `GET /api/games/{id}/targets?square=N` | | the piece's moves, or the reason it has none; `kings_refused`: the squares a man may not go to because it would capture a king there (Italian), each with the king (`to`, `king`) |
 //! | `POST /api/games/{id}/move` | `{"path": [from, landing, ...]}` or `{"move": "22-18"}` | the game and the move played |
-//! | `POST /api/games/{id}/reply` | | the game after the computer's move, and that move |
+//! | `POST /api/games/{id}/reply` | `{"move"?}` | the game after the computer's move, and that move: searched here, or, with `move`, the move the player's browser searched (the engine in WebAssembly), checked and recorded with no search |
 //! | `POST /api/games/{id}/level` | `{"level": "easy"}` or `{"level": 2}` | the game |
 //! | `POST /api/games/{id}/resign` | | a friend game: the seat's side resigns |
 //! | `POST /api/games/{id}/draw` | `{"action": "offer" \| "accept" \| "decline"}` | a friend game: a draw offered to the other seat, accepted or declined (`draw_offer` in the game) |

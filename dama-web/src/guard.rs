@@ -22,7 +22,7 @@ use crate::state::State;
 /// Nothing but this server's own files may load, no inline script or style, and no other
 /// site may frame the page.
 pub const POLICY: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; \
-                          script-src 'self'; connect-src 'self'; frame-ancestors 'none'; \
+                          script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; frame-ancestors 'none'; \
                           base-uri 'none'; form-action 'self'";
 
 /// The security headers every answer carries, as tower-http layers.

@@ -4,6 +4,7 @@
 import { TEXTS, translator } from '/texts.js';
 import { api, ApiError, useSeat, SEATS } from '/api.js';
 import { el } from '/board.js';
+import { browserReply } from '/engine.js';
 
 (() => {
   // ---------------------------------------------------------------------------------------
@@ -666,7 +667,10 @@ import { el } from '/board.js';
     setBusy(true);
     drawStatus();
     try {
-      const r = await persist(() => api('POST', `/api/games/${S.game.id}/reply`));
+      // The browser's engine searches where it can; the server checks and records its move.
+      const mv = await browserReply(S.game);
+      const body = mv ? { move: mv } : undefined;
+      const r = await persist(() => api('POST', `/api/games/${S.game.id}/reply`, body));
       say('');
       await animate(r.played);
       S.game = r.game;
