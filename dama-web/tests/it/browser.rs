@@ -44,7 +44,7 @@ fn a_browser_searched_reply_is_checked_and_recorded_without_a_search() {
         (json!({"mvoe": "11-15"}), "unknown_field"),
     ] {
         let (status, err) = server.json("POST", &path("/reply"), &mine, body.clone());
-        assert!(status >= 400 && status < 500, "{body}: {status} {err}");
+        assert!((400..500).contains(&status), "{body}: {status} {err}");
         assert_eq!(err["error"]["code"].as_str(), Some(code), "{body}: {err}");
     }
     let (status, _) = server.json("POST", &path("/reply"), &[], json!({"move": "11-15"}));
