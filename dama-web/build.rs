@@ -25,5 +25,13 @@ fn main() {
             return;
         }
     }
+    // The module once more, zlib-compressed (HTTP's `deflate`), for the browsers that accept it.
+    let Ok(wasm) = std::fs::read(source.join("dama.wasm")) else {
+        return;
+    };
+    let packed = miniz_oxide::deflate::compress_to_vec_zlib(&wasm, 10);
+    if std::fs::write(Path::new(&out).join("dama.wasm.zlib"), packed).is_err() {
+        return;
+    }
     println!("cargo::rustc-cfg=dama_browser_engine");
 }

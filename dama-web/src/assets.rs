@@ -89,8 +89,52 @@ pub fn routes<S: Send + Sync + 'static>() -> Router<Arc<S>> {
         r = r.route(path, get(|| async { answer(HTML, BOARD_PAGE) }));
     }
     #[cfg(dama_browser_engine)]
-    for (path, kind, body) in ENGINE {
+    for (path, kind, body) in ENGINE.into_iter().skip(1) {
         r = r.route(path, get(move || async move { answer(kind, body) }));
     }
+    #[cfg(dama_browser_engine)]
+    {
+        r = r.route(ENGINE[0].0, get(module));
+    }
     r
+}
+
+/// The engine's module, compressed for a browser that accepts `deflate` (all do).
+#[cfg(dama_browser_engine)]
+async fn module(headers: axum::http::HeaderMap) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    const PACKED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/dama.wasm.zlib"));
+    let deflate = headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|e| e.split(';').next().is_some_and(|e| e.trim() == "deflate"));
+    let (_, kind, plain) = ENGINE[0];
+    let vary = (header::VARY, HeaderValue::from_static("accept-encoding"));
+    if deflate {
+        (
+            [
+                (header::CONTENT_TYPE, HeaderValue::from_static(kind)),
+                (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+                (
+                    header::CONTENT_ENCODING,
+                    HeaderValue::from_static("deflate"),
+                ),
+                vary,
+            ],
+            PACKED,
+        )
+            .into_response()
+    } else {
+        (
+            [
+                (header::CONTENT_TYPE, HeaderValue::from_static(kind)),
+                (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+                vary,
+            ],
+            plain,
+        )
+            .into_response()
+    }
 }
