@@ -43,7 +43,7 @@ export class DamaWorker {
     const job = this.pending.get(data.id);
     if (!job) return;
     if (data.info) {
-      job.last = data.info;
+      if (data.info.pv) job.last = data.info;
       if (job.onProgress) job.onProgress(data.info);
       return;
     }

@@ -7,6 +7,7 @@ import { TEXTS, translator } from '/texts.js';
 import { api, ApiError, SEATS } from '/api.js';
 import { createBoard, el } from '/board.js';
 import { createEditor, writeFen } from '/editor.js';
+import { browserEngine } from '/engine.js';
 
 const { LANG, t, err } = translator(TEXTS);
 const $ = (id) => document.getElementById(id);
@@ -335,14 +336,56 @@ function stopLive() {
   document.body.dataset.live = 'off';
 }
 
-function startLive() {
+/// Live analysis of the board's position: searched by dama's engine in this browser (a Web
+/// Worker, see engine.js) where it runs, else by the server (`GET /api/analysis`, events).
+async function startLive() {
   if (S.live) S.live.close();
   const fen = boardFen();
   const variant = boardVariant();
+  const side = sideOf(fen);
+  const ms = query.get('live_ms') ? Number(query.get('live_ms')) : 10000;
+  // A placeholder while the worker starts, so that a second start closes this one.
+  const pending = { close() { this.closed = true; } };
+  S.live = pending;
+  const engine = await browserEngine();
+  if (pending.closed || S.live !== pending) return;
+  if (engine) {
+    const run = { close() { this.closed = true; engine.stop(); } };
+    beginLive(run, fen);
+    engine.analyse({ variant, fen, multipv: 3, time_ms: ms }, (info) => {
+      if (run.closed || S.live !== run) return;
+      if (info.table) {
+        $('live-table').textContent = tableText(info.table, side);
+        $('live-table').dataset.result = info.table.result;
+        return;
+      }
+      onLiveInfo({ depth: info.depth, multipv: info.multipv, score: info.cp,
+        score_text: info.score_text, line: info.line }, side);
+    }).then(() => endLive(run), () => endLive(run));
+    return;
+  }
   const url = `/api/analysis?fen=${encodeURIComponent(fen)}&variant=${encodeURIComponent(variant)}&multipv=3`
-    + (query.get('live_ms') ? `&time_ms=${Number(query.get('live_ms'))}` : '');
+    + (query.get('live_ms') ? `&time_ms=${ms}` : '');
   const es = new EventSource(url);
-  S.live = es;
+  beginLive(es, fen);
+  es.addEventListener('table', (ev) => {
+    const tb = JSON.parse(ev.data);
+    $('live-table').textContent = tableText(tb, side);
+    $('live-table').dataset.result = tb.result;
+  });
+  es.addEventListener('info', (ev) => onLiveInfo(JSON.parse(ev.data), side));
+  es.addEventListener('done', () => {
+    es.close();
+    endLive(es);
+  });
+  es.addEventListener('error', () => {
+    if (es.readyState === EventSource.CLOSED && S.live === es) stopLive();
+  });
+}
+
+/// The live analysis `live` (anything with `close()`) starts on `fen`: the panel cleared.
+function beginLive(live, fen) {
+  S.live = live;
   S.liveLines = [];
   S.liveFen = fen;
   $('live-toggle').textContent = t('stop');
@@ -352,34 +395,26 @@ function startLive() {
   $('live-depth').textContent = '';
   $('live-eval').textContent = '';
   document.body.dataset.live = 'on';
-  const side = sideOf(fen);
-  es.addEventListener('table', (ev) => {
-    const tb = JSON.parse(ev.data);
-    $('live-table').textContent = tableText(tb, side);
-    $('live-table').dataset.result = tb.result;
-  });
-  es.addEventListener('info', (ev) => {
-    const d = JSON.parse(ev.data);
-    if (!d.line) return;
-    S.liveLines[d.multipv - 1] = d;
-    S.liveLines.length = Math.min(S.liveLines.length, 3);
-    $('live-depth').textContent = t('depth', { d: d.depth });
-    $('live-depth').dataset.depth = String(d.depth);
-    if (S.liveLines[0]) $('live-eval').textContent = scoreText(S.liveLines[0], side);
-    drawLiveLines(side);
-  });
-  es.addEventListener('done', () => {
-    es.close();
-    if (S.live === es) {
-      S.live = null;
-      $('live-toggle').textContent = t('start');
-      $('live-toggle').setAttribute('aria-pressed', 'false');
-      document.body.dataset.live = 'done';
-    }
-  });
-  es.addEventListener('error', () => {
-    if (es.readyState === EventSource.CLOSED && S.live === es) stopLive();
-  });
+}
+
+/// One completed iteration of one line: the depth, the evaluation and the lines shown.
+function onLiveInfo(d, side) {
+  if (!d.line) return;
+  S.liveLines[d.multipv - 1] = d;
+  S.liveLines.length = Math.min(S.liveLines.length, 3);
+  $('live-depth').textContent = t('depth', { d: d.depth });
+  $('live-depth').dataset.depth = String(d.depth);
+  if (S.liveLines[0]) $('live-eval').textContent = scoreText(S.liveLines[0], side);
+  drawLiveLines(side);
+}
+
+/// The live analysis `live` spent its budget: the panel says it is done.
+function endLive(live) {
+  if (S.live !== live) return;
+  S.live = null;
+  $('live-toggle').textContent = t('start');
+  $('live-toggle').setAttribute('aria-pressed', 'false');
+  document.body.dataset.live = 'done';
 }
 
 function drawLiveLines(side) {

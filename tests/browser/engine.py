@@ -11,6 +11,8 @@ for Python; CHROMIUM names another executable) and checks:
   moves those of a Novice in the same engine: every game ends by the rules, and the server
   has searched nothing (`dama_server_searches_total` 0, `dama_browser_replies_total` the
   number of computer moves);
+- the analysis board's live lines (and the tables' verdict) come from the worker: the
+  server is asked for none;
 - a bad request to the worker rejects with the engine's message and the worker goes on.
 
 Exit status 0 when every check passes; the first failure raises with what was seen.
@@ -119,6 +121,22 @@ def main():
                   "the page's first reply was not the browser's")
             check(metric(server, "dama_server_searches_total") == 0,
                   "the server searched the page's first reply")
+            # The analysis board's live lines, from the worker too: no request for them reaches
+            # the server, and the tables' verdict comes first.
+            asked = []
+            page.on("request", lambda r: asked.append(r.url) if "/api/analysis" in r.url else None)
+            page.goto(server.url + "analysis?fen=W%3AWK18%2C22%3ABK29")
+            page.wait_for_selector("#squares .square")
+            page.click("#live-toggle")
+            for _ in range(300):
+                if (page.get_attribute("#live-table", "data-result") == "win"
+                        and page.locator("#live-lines li").count() >= 1):
+                    break
+                time.sleep(0.1)
+            check(page.get_attribute("#live-table", "data-result") == "win",
+                  "no tables' verdict in the live analysis")
+            check(page.locator("#live-lines li").count() >= 1, "no live line")
+            check(not asked, f"the live analysis asked the server: {asked}")
             # The rest drives the page's engine from scripts of the test's own: the policy
             # bypassed for those.
             page = browser.new_context(bypass_csp=True).new_page()
