@@ -722,7 +722,7 @@ fn seconds(d: Duration) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use dama_rules::notation::pdn::Reader;
 
@@ -778,6 +778,50 @@ mod tests {
                 .copied()
                 .ok_or_else(|| "no move".to_string())
         }
+    }
+
+    /// 64-bit FNV-1a, to pin a match's or a sample file's bytes in a test.
+    pub(crate) fn fnv(bytes: &[u8]) -> u64 {
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+    }
+
+    #[test]
+    fn a_match_for_a_seed_plays_the_same_games() {
+        // A level with its seed (and the book) against a fixed budget, from two openings:
+        // the counts and every game's text are pinned, so that moving or changing the match
+        // code cannot change a match's games unnoticed.
+        let level = || -> Box<dyn Player> {
+            Box::new(
+                LevelPlayer::new(Level::Normal, Limits::nodes(400), 7)
+                    .with_endgames(crate::Endgames::none()),
+            )
+        };
+        let budget = || -> Box<dyn Player> {
+            Box::new(
+                SearchPlayer::new("nodes 300", Limits::nodes(300), 1)
+                    .with_endgames(crate::Endgames::none()),
+            )
+        };
+        let config = MatchConfig {
+            openings: italian_openings().into_iter().take(2).collect(),
+            games: 4,
+            parallel: 1,
+            ..MatchConfig::default()
+        };
+        let result = play_match(&level, &budget, &config);
+        let text: String = result.games.iter().map(|g| g.pdn.as_str()).collect();
+        assert_eq!(
+            (
+                result.wins,
+                result.draws,
+                result.losses,
+                fnv(text.as_bytes())
+            ),
+            (1, 0, 3, 422_922_310_616_033_666),
+            "{text}"
+        );
     }
 
     #[test]

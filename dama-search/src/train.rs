@@ -537,6 +537,7 @@ pub fn read_checkpoint(bytes: &[u8]) -> Result<(FloatNet, TrainState), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matches::tests::fnv;
     use crate::tune::{generate, read_samples, GenConfig};
 
     fn games() -> Vec<SampleGame> {
@@ -599,6 +600,39 @@ mod tests {
             );
         }
         assert!(worst > 0.0, "some rounding shows");
+    }
+
+    #[test]
+    fn self_play_and_training_for_a_seed_give_the_same_net() {
+        // Samples of a seed, then a net trained from a seed on one thread: both pinned by
+        // their bytes' hash, so that moving or changing the trainer cannot change them
+        // unnoticed.
+        let config = GenConfig {
+            games: 4,
+            nodes: 300,
+            threads: 1,
+            seed: 11,
+            ..GenConfig::default()
+        };
+        let mut samples = Vec::new();
+        generate(&config, &mut samples, &|_| {}).expect("writing to memory");
+        let games = read_samples(&samples).expect("a good file").games;
+        let config = TrainConfig {
+            epochs: 3,
+            batch: 64,
+            rate: 3e-3,
+            holdout: 0,
+            threads: 1,
+            seed: 5,
+            ..TrainConfig::default()
+        };
+        let mut trainer = Trainer::new(&games, &config);
+        let (net, _) = trainer.run(FloatNet::new(5), None, &|_| {});
+        let bytes = net.quantize(Variant::Italian).to_bytes();
+        assert_eq!(
+            (fnv(&samples), fnv(&bytes)),
+            (17_753_768_922_846_804_843, 10_398_421_258_845_116_458)
+        );
     }
 
     #[test]
