@@ -28,16 +28,12 @@ pub mod eval;
 mod iterate;
 mod level;
 mod limits;
-pub mod matches;
 pub mod nnue;
 mod ordering;
 pub mod pattern;
 mod score;
-pub mod sprt;
 mod time;
-pub mod train;
 mod tt;
-pub mod tune;
 pub mod weights;
 
 use std::sync::Arc;
@@ -104,20 +100,6 @@ pub enum Error {
     /// An evaluation weights file that cannot be used (see [`weights`]).
     #[error("bad weights file: {why}")]
     BadWeights {
-        /// What is wrong, and what was expected.
-        why: String,
-    },
-    /// A self-play sample file that cannot be read (see [`tune`]).
-    #[error("bad sample file: {why}")]
-    BadSamples {
-        /// What is wrong, where, and what was expected.
-        why: String,
-    },
-    /// A sequential probability ratio test that cannot be run (see [`sprt`]).
-    #[error("bad SPRT \"{text}\": {why}")]
-    BadSprt {
-        /// The test as given (an excerpt if long).
-        text: String,
         /// What is wrong, and what was expected.
         why: String,
     },

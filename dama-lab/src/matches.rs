@@ -11,7 +11,7 @@ use dama_rules::{Color, Game, Move, Outcome, Position, Variant};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::{Clock, Engine, Level, Limits, Signals, TimeControl};
+use dama_search::{Clock, Engine, Level, Limits, Signals, TimeControl};
 
 /// Something that plays moves: a level, a fixed search budget, or (in `dama-protocol`) any
 /// Hub engine.
@@ -65,9 +65,9 @@ impl LevelPlayer {
     }
 
     /// The same player probing `endgames` (by default the small in-memory tables,
-    /// [`Endgames::memory_only`](crate::Endgames::memory_only)).
+    /// [`Endgames::memory_only`](dama_search::Endgames::memory_only)).
     #[must_use]
-    pub fn with_endgames(mut self, endgames: crate::Endgames) -> LevelPlayer {
+    pub fn with_endgames(mut self, endgames: dama_search::Endgames) -> LevelPlayer {
         self.engine.set_endgames(endgames);
         self
     }
@@ -123,21 +123,24 @@ impl SearchPlayer {
     /// The same player with search feature switches set.
     #[doc(hidden)]
     #[must_use]
-    pub fn with_knobs(mut self, knobs: crate::Knobs) -> SearchPlayer {
+    pub fn with_knobs(mut self, knobs: dama_search::Knobs) -> SearchPlayer {
         self.engine.set_knobs(knobs);
         self
     }
 
     /// The same player evaluating with `weights` (see [`Engine::set_weights`]).
     #[must_use]
-    pub fn with_weights(mut self, weights: Option<Arc<crate::weights::Weights>>) -> SearchPlayer {
+    pub fn with_weights(
+        mut self,
+        weights: Option<Arc<dama_search::weights::Weights>>,
+    ) -> SearchPlayer {
         self.engine.set_weights(weights);
         self
     }
 
     /// The same player probing `endgames` (see [`LevelPlayer::with_endgames`]).
     #[must_use]
-    pub fn with_endgames(mut self, endgames: crate::Endgames) -> SearchPlayer {
+    pub fn with_endgames(mut self, endgames: dama_search::Endgames) -> SearchPlayer {
         self.engine.set_endgames(endgames);
         self
     }
@@ -197,7 +200,7 @@ pub fn italian_openings() -> Vec<Vec<Move>> {
 ///
 /// ```
 /// use dama_rules::Variant;
-/// use dama_search::matches::opening_lines;
+/// use dama_lab::matches::opening_lines;
 /// // Seven first moves, each with seven replies.
 /// assert_eq!(opening_lines(Variant::Spanish, 1).len(), 7);
 /// assert_eq!(opening_lines(Variant::Spanish, 2).len(), 49);
@@ -387,7 +390,7 @@ impl MatchResult {
     /// everything.
     ///
     /// ```
-    /// use dama_search::matches::MatchResult;
+    /// use dama_lab::matches::MatchResult;
     /// let r = MatchResult { wins: 60, draws: 20, losses: 20, ..Default::default() };
     /// let (elo, margin) = r.elo();
     /// assert!((elo - 147.2).abs() < 0.1);
@@ -414,7 +417,7 @@ impl MatchResult {
     /// result and for no games.
     ///
     /// ```
-    /// use dama_search::matches::{EloBound, MatchResult};
+    /// use dama_lab::matches::{EloBound, MatchResult};
     /// let r = MatchResult { wins: 10, ..Default::default() };
     /// let Some(EloBound::Above(x)) = r.elo_bound() else { panic!() };
     /// assert!((x - 182.7).abs() < 0.1);
@@ -509,7 +512,7 @@ pub fn play_match(
 /// end.
 ///
 /// ```
-/// use dama_search::matches::{play_match_streaming, LevelPlayer, MatchConfig, Player};
+/// use dama_lab::matches::{play_match_streaming, LevelPlayer, MatchConfig, Player};
 /// use dama_search::{Level, Limits};
 /// use std::sync::Mutex;
 ///
@@ -731,7 +734,7 @@ pub(crate) mod tests {
     fn novice() -> Box<dyn Player> {
         Box::new(
             LevelPlayer::new(Level::Novice, Limits::default(), 1)
-                .with_endgames(crate::Endgames::none()),
+                .with_endgames(dama_search::Endgames::none()),
         )
     }
 
@@ -795,13 +798,13 @@ pub(crate) mod tests {
         let level = || -> Box<dyn Player> {
             Box::new(
                 LevelPlayer::new(Level::Normal, Limits::nodes(400), 7)
-                    .with_endgames(crate::Endgames::none()),
+                    .with_endgames(dama_search::Endgames::none()),
             )
         };
         let budget = || -> Box<dyn Player> {
             Box::new(
                 SearchPlayer::new("nodes 300", Limits::nodes(300), 1)
-                    .with_endgames(crate::Endgames::none()),
+                    .with_endgames(dama_search::Endgames::none()),
             )
         };
         let config = MatchConfig {
@@ -871,7 +874,7 @@ pub(crate) mod tests {
         let player = || -> Box<dyn Player> {
             Box::new(
                 SearchPlayer::new("clock", Limits::default(), 1)
-                    .with_endgames(crate::Endgames::none()),
+                    .with_endgames(dama_search::Endgames::none()),
             )
         };
         // A search that ignored the clock would never end (its own limits are infinite); one

@@ -1,4 +1,4 @@
-//! Training the network of [`crate::nnue`] on self-play samples (what `dama tune train`
+//! Training the network of [`dama_search::nnue`] on self-play samples (what `dama tune train`
 //! runs; see docs/tuning.md).
 //!
 //! The trainer is plain Rust on the CPU, in `f32`: the network is small (128 sparse inputs,
@@ -18,8 +18,8 @@
 //! - **Export**: [`FloatNet::quantize`] rounds to the engine's integers.
 //!
 //! ```
-//! use dama_search::train::{FloatNet, Trainer, TrainConfig};
-//! use dama_search::tune::{generate, read_samples, GenConfig};
+//! use dama_lab::train::{FloatNet, Trainer, TrainConfig};
+//! use dama_lab::tune::{generate, read_samples, GenConfig};
 //! let mut file = Vec::new();
 //! generate(&GenConfig { games: 2, nodes: 100, ..GenConfig::default() }, &mut file, &|_| {}).unwrap();
 //! let samples = read_samples(&file).unwrap();
@@ -35,9 +35,9 @@ use dama_rules::{Color, Position, Variant};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::nnue::{self, Network, HIDDEN, INPUTS, QA, QB, QO, TAIL};
 use crate::tune::{SampleGame, TABLE_LABEL};
 use crate::Error;
+use dama_search::nnue::{self, Network, HIDDEN, INPUTS, QA, QB, QO, TAIL};
 
 /// How [`Trainer::run`] trains.
 #[derive(Clone, Debug)]
@@ -210,16 +210,15 @@ impl FloatNet {
             }
         }
         let q32 = |x: f32, s: i32| (f64::from(x) * f64::from(s)).round().clamp(-1e8, 1e8) as i32;
-        Network {
+        Network::new(
             variant,
             w1,
             b1,
-            tail8: Network::tail8_of(&w2),
             w2,
-            b2: std::array::from_fn(|j| q32(p[B2 + j], QA * QB)),
-            w3: std::array::from_fn(|j| q32(p[W3 + j], QO)),
-            b3: q32(p[B3], QA * QO),
-        }
+            std::array::from_fn(|j| q32(p[B2 + j], QA * QB)),
+            std::array::from_fn(|j| q32(p[W3 + j], QO)),
+            q32(p[B3], QA * QO),
+        )
     }
 }
 
@@ -500,9 +499,10 @@ pub fn checkpoint_bytes(net: &FloatNet, st: &TrainState) -> Vec<u8> {
 /// Reads a checkpoint.
 ///
 /// # Errors
-/// [`Error::BadWeights`] when the bytes are not a checkpoint of this build's network.
+/// [`Error::Search`] with [`dama_search::Error::BadWeights`] when the bytes are not a
+/// checkpoint of this build's network.
 pub fn read_checkpoint(bytes: &[u8]) -> Result<(FloatNet, TrainState), Error> {
-    let bad = |why: String| Error::BadWeights { why };
+    let bad = |why: String| Error::from(dama_search::Error::BadWeights { why });
     if bytes.len() < 32 || &bytes[..8] != CHECKPOINT_MAGIC {
         return Err(bad(
             "the file does not start with \"DAMATRCK\": expected a training checkpoint".into(),
