@@ -41,6 +41,11 @@
 
 #![warn(missing_docs)]
 
+/// The README's example, run as a doctest so that it cannot drift from the crate.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub mod book;
 pub mod matches;
 pub mod sprt;

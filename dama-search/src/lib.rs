@@ -1,6 +1,11 @@
-//! Search for dama: iterative deepening principal-variation alpha-beta with a transposition
-//! table, an evaluation per variant, time management, multi-PV, Lazy-SMP threads, and the
-//! five levels of the original game (Novice, Easy, Normal, Strong, Hard).
+//! The engine of dama: iterative deepening principal-variation alpha-beta with a
+//! transposition table, an evaluation per variant (hand-set, fitted patterns, or the
+//! network's inference), time management, multi-PV, Lazy-SMP threads, the five levels of the
+//! original game (Novice, Easy, Normal, Strong, Hard), the opening book read and played from,
+//! and the endgame tables probed. It is what a program embedding the engine needs (the Hub
+//! front end, the game, the Python package, the WebAssembly build), and nothing else: the
+//! laboratory that made and measures it (matches, the SPRT, self-play samples, tuning,
+//! training, building the book) is the crate `dama-lab`, which depends on this one.
 //!
 //! From a FEN to a best move:
 //!
@@ -19,6 +24,11 @@
 //! level's move is chosen by [`Engine::play_level`], reproducibly for a given seed.
 
 #![warn(missing_docs)]
+
+/// The README's example, run as a doctest so that it cannot drift from the crate.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
 
 mod alphabeta;
 pub mod book;
