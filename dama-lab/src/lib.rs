@@ -1,7 +1,7 @@
 //! The laboratory of dama: what made the engine of [`dama_search`] and measures it, kept
 //! apart from the engine so that a program embedding the engine (the Python package, the
 //! WebAssembly build, the Hub front end) does not compile it. Matches between players
-//! ([`matches`]), the sequential probability ratio test that decides them ([`sprt`]),
+//! ([`matches`](mod@matches)), the sequential probability ratio test that decides them ([`sprt`]),
 //! self-play sample generation and the evaluation's fit ([`tune`]), the network's trainer
 //! ([`train`]) and the opening book's builder ([`book`]). The `dama` command's `match`,
 //! `tune`, `book` and `pdn stats` are thin layers over it.

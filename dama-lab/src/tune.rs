@@ -21,7 +21,7 @@
 //! little-endian), and per position the White, Black and king squares as `u32` bit sets
 //! (bit `n - 1` for square `n`), the side to move (`u8`: 0 White, 1 Black) and the position's
 //! score (`i16` little-endian, hundredths of a man from the side to move's view, as a
-//! [`Score`](dama_search::Score): wins and losses beyond ±29,000): 15 bytes. The score is the
+//! [`Score`]: wins and losses beyond ±29,000): 15 bytes. The score is the
 //! self-play search's own, or the endgame tables' exact value (a table win is
 //! [`TABLE_LABEL`], a draw 0) when they cover the position.
 //! Version 2 is the same without the score (13 bytes a position), version 1 without the

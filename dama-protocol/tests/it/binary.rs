@@ -292,7 +292,7 @@ fn engine_against_engine_through_the_client_plays_to_the_end() {
     weak.new_game();
     let mut game = Game::new();
     while game.outcome().is_none() && game.moves().len() < 400 {
-        let player = if game.moves().len() % 2 == 0 {
+        let player = if game.position().turn() == dama_rules::Color::White {
             &mut strong
         } else {
             &mut weak
