@@ -382,6 +382,22 @@ mod tests {
     }
 
     #[test]
+    fn a_build_gives_the_same_book_as_before_it_moved_out_of_dama_search() {
+        // The hashes of the file bytes that dama-search's builder wrote for these builds
+        // (before the move to dama-lab): the building, the backing up and the order of the
+        // moves are unchanged.
+        use crate::matches::tests::fnv;
+        let book = tiny();
+        let bytes = book.to_bytes();
+        let mut b = Builder::from_book(&book);
+        b.expand_once().unwrap();
+        assert_eq!(
+            (bytes.len(), fnv(&bytes), fnv(&b.book().to_bytes())),
+            (216, 9_044_895_334_025_955_259, 8_014_851_032_911_820_885)
+        );
+    }
+
+    #[test]
     fn values_are_backed_up_by_minimax() {
         let book = tiny();
         let start = Position::start();

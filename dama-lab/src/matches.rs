@@ -13,8 +13,9 @@ use rand_chacha::ChaCha8Rng;
 
 use dama_search::{Clock, Engine, Level, Limits, Signals, TimeControl};
 
-/// Something that plays moves: a level, a fixed search budget, or (in `dama-protocol`) any
-/// Hub engine.
+/// Something that plays moves: a level, a fixed search budget, or any Hub engine (the
+/// `dama` command adapts `dama_protocol::HubPlayer`, which knows nothing of this trait, so
+/// that the Hub front end does not build the laboratory).
 pub trait Player: Send {
     /// The name written in the PDN `White`/`Black` tags.
     fn name(&self) -> String;
