@@ -19,10 +19,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use dama_egtb::{Material, Memory, Placement, Tables, Value};
+use dama_egtb::{Material, Memory, Placement, Tables};
 
 /// The default directory of the table files: `$DAMA_EGTB`, else `~/.cache/dama/egtb`.
 pub use dama_egtb::default_dir;
+/// A table's value of a position, what [`Endgames::probe`] answers.
+pub use dama_egtb::Value;
 use dama_rules::{Move, Position, Rules, Variant};
 
 /// Classes of at most this many pieces are built in memory when no file has them.
