@@ -23,7 +23,7 @@ const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
 
 /// Every asset: its path, its type and its text.
-const ASSETS: [(&str, &str, &str); 9] = [
+const ASSETS: [(&str, &str, &str); 13] = [
     ("/", HTML, PAGE),
     ("/app.js", JS, include_str!("../web/app.js")),
     ("/texts.js", JS, include_str!("../web/texts.js")),
@@ -33,6 +33,24 @@ const ASSETS: [(&str, &str, &str); 9] = [
     ("/board.js", JS, include_str!("../web/board.js")),
     ("/editor.js", JS, include_str!("../web/editor.js")),
     ("/engine.js", JS, include_str!("../web/engine.js")),
+    ("/offline.js", JS, include_str!("../web/offline.js")),
+    ("/sw.js", JS, include_str!("../web/sw.js")),
+    (
+        "/manifest.webmanifest",
+        "application/manifest+json",
+        include_str!("../web/manifest.webmanifest"),
+    ),
+    (
+        "/icon.svg",
+        "image/svg+xml",
+        include_str!("../web/icon.svg"),
+    ),
+];
+
+/// The app's icons for phones' home screens (rendered from icon.svg by docs/data/icons.py).
+const ICONS: [(&str, &[u8]); 2] = [
+    ("/icon-192.png", include_bytes!("../web/icon-192.png")),
+    ("/icon-512.png", include_bytes!("../web/icon-512.png")),
 ];
 
 /// The browser's engine (dama-wasm, embedded by `build.rs` when the workspace has it): the
@@ -87,6 +105,9 @@ pub fn routes<S: Send + Sync + 'static>() -> Router<Arc<S>> {
     }
     for path in BOARD_PATHS {
         r = r.route(path, get(|| async { answer(HTML, BOARD_PAGE) }));
+    }
+    for (path, body) in ICONS {
+        r = r.route(path, get(move || async move { answer("image/png", body) }));
     }
     #[cfg(dama_browser_engine)]
     for (path, kind, body) in ENGINE.into_iter().skip(1) {

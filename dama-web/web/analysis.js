@@ -8,6 +8,7 @@ import { api, ApiError, SEATS } from '/api.js';
 import { createBoard, el } from '/board.js';
 import { createEditor, writeFen } from '/editor.js';
 import { browserEngine } from '/engine.js';
+import '/offline.js';
 
 const { LANG, t, err } = translator(TEXTS);
 const $ = (id) => document.getElementById(id);

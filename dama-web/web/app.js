@@ -5,6 +5,7 @@ import { TEXTS, translator } from '/texts.js';
 import { api, ApiError, useSeat, SEATS } from '/api.js';
 import { el } from '/board.js';
 import { browserReply } from '/engine.js';
+import '/offline.js';
 
 (() => {
   // ---------------------------------------------------------------------------------------

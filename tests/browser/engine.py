@@ -13,7 +13,9 @@ for Python; CHROMIUM names another executable) and checks:
   number of computer moves);
 - the analysis board's live lines (and the tables' verdict) come from the worker: the
   server is asked for none;
-- a bad request to the worker rejects with the engine's message and the worker goes on.
+- a bad request to the worker rejects with the engine's message and the worker goes on;
+- after a first visit, with the network cut, the analysis board opens from the service
+  worker's copy and its live lines come from the worker; the manifest makes it installable.
 
 Exit status 0 when every check passes; the first failure raises with what was seen.
 """
@@ -90,6 +92,37 @@ async () => {
 """
 
 
+def check_offline(page, server):
+    """After a first visit the service worker has the pages and the engine: with the network
+    cut, the analysis board opens and its live lines come from the worker."""
+    page.goto(server.url + "analysis")
+    page.wait_for_selector("#squares .square")
+    cached = page.evaluate("""async () => {
+      await navigator.serviceWorker.ready;
+      for (let i = 0; i < 100; i++) {
+        const cache = await caches.open('dama-shell-v1');
+        if (await cache.match('/engine/dama.wasm') && await cache.match('/analysis')) return true;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return false;
+    }""")
+    check(cached, "the service worker kept no copy of the page and the engine")
+    manifest = page.evaluate("fetch('/manifest.webmanifest').then((r) => r.json())")
+    check(manifest["display"] == "standalone" and len(manifest["icons"]) >= 2,
+          f"manifest: {manifest}")
+    page.context.set_offline(True)
+    try:
+        page.goto(server.url + "analysis?fen=W%3AW22%2C23%2C27%3AB10%2C11%2C14")
+        page.wait_for_selector("#squares .square", timeout=20000)
+        page.click("#live-toggle")
+        page.wait_for_selector("#live-lines li", timeout=30000)
+        lines = page.locator("#live-lines li").count()
+        check(lines >= 1, "no live line offline")
+        print(f"offline: the analysis board opened from the service worker, {lines} live lines")
+    finally:
+        page.context.set_offline(False)
+
+
 def main():
     binary = sys.argv[1]
     started = time.time()
@@ -158,6 +191,7 @@ def main():
                 check(time.time() - started < DEADLINE, "over the deadline")
             check(metric(server, "dama_server_searches_total") == 0,
                   "the server searched a computer move")
+            check_offline(page, server)
             check(metric(server, "dama_browser_replies_total") == replies,
                   f"browser replies counted: {metric(server, 'dama_browser_replies_total')}, "
                   f"played: {replies}")
