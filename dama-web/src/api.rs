@@ -17,11 +17,11 @@
 //! | `GET /api/preview?variant=&level=` | | a new computer game as it looks before the first move, stored nowhere (`id` empty), with `targets` (per square of the player's pieces, what `.../targets` would answer): the page shows it and creates the game with the first move |
 //! | `GET /api/games/{id}` | | the game |
 //! | `GET /api/games/{id}/events?after=N` | | Server-Sent Events: each move after the N-th |
-//! | `DELETE /api/games/{id}` | | 204 |
+//! | `DELETE /api/games/{id}` | | 204 (a computer game's owner, a pass game's seat; a friend game is deleted by no one) |
 //! | `GET /api/games/{id}/targets?square=N` | | the piece's moves, or the reason it has none; `kings_refused`: the squares a man may not go to because it would capture a king there (Italian), each with the king (`to`, `king`) |
 //! | `POST /api/games/{id}/move` | `{"path": [from, landing, ...]}` or `{"move": "22-18"}` | the game and the move played |
 //! | `POST /api/games/{id}/reply` | `{"move"?}` | the game after the computer's move, and that move: searched here, or, with `move`, the move the player's browser searched (the engine in WebAssembly), checked and recorded with no search |
-//! | `POST /api/games/{id}/level` | `{"level": "easy"}` or `{"level": 2}` | the game |
+//! | `POST /api/games/{id}/level` | `{"level": "easy"}` or `{"level": 2}` | the game (a computer game only) |
 //! | `POST /api/games/{id}/resign` | | a friend game: the seat's side resigns |
 //! | `POST /api/games/{id}/draw` | `{"action": "offer" \| "accept" \| "decline"}` | a friend game: a draw offered to the other seat, accepted or declined (`draw_offer` in the game) |
 //! | `POST /api/games/{id}/rematch` | | a finished friend game: the same start again, colours swapped; each seat's new address in `rematch_url` (pushed to the other seat as a `state` event) |
@@ -42,7 +42,10 @@
 //! pass-and-play game with `white_url` (one seat that plays both sides) and `watch_url`. A
 //! seat is its secret (the page takes it from its address): a move, a selection, a level
 //! change or a deletion without a seat of the game is refused with 403, a move out of the
-//! seat's turn with 409. Each committed move is pushed to `GET .../events`, with the number
+//! seat's turn with 409. A friend game belongs to both seats: neither may delete it (403
+//! `shared_game`; it ends by its result, a resignation or an agreed draw, and is forgotten
+//! when untouched), and it has no level to change (409 `not_a_computer_game`, as a
+//! pass-and-play game). Each committed move is pushed to `GET .../events`, with the number
 //! of moves so far as the event's id: a client that reconnects with `Last-Event-ID` (or
 //! `?after=N`) gets every move after that one, once.
 //!
@@ -61,10 +64,10 @@
 //! `bad_path`, `bad_pdn`, `bad_request`, `bad_seed`, `bad_square`, `bad_variant`,
 //! `body_timeout`, `body_too_large`, `busy`, `computer_thinking`, `game_not_over`, `game_over`,
 //! `illegal_move`, `internal`, `malformed_json`, `malformed_move`, `method_not_allowed`,
-//! `no_offer`, `not_a_friend_game`, `not_a_player`, `not_computer_turn`, `not_found`,
-//! `not_your_turn`, `offer_pending`, `rate_limited`, `stopping`, `storage`, `too_long`,
-//! `too_many_games`, `too_many_streams`, `unknown_field`, `unknown_game`. The page shows each
-//! in its language (a code it does not know, by `message`); `message` is English and may
+//! `no_offer`, `not_a_computer_game`, `not_a_friend_game`, `not_a_player`, `not_computer_turn`,
+//! `not_found`, `not_your_turn`, `offer_pending`, `rate_limited`, `shared_game`, `stopping`,
+//! `storage`, `too_long`, `too_many_games`, `too_many_streams`, `unknown_field`,
+//! `unknown_game`. The page shows each in its language (a code it does not know, by `message`); `message` is English and may
 //! change.
 
 use std::sync::Arc;

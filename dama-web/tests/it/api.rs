@@ -346,6 +346,61 @@ fn friend_games_end_by_resignation_or_agreed_draw_and_show_who_is_there() {
     assert_eq!((status, code(&err)), (409, "not_a_friend_game"), "{err}");
 }
 
+#[test]
+fn a_seat_of_a_friend_game_neither_deletes_it_nor_changes_its_level() {
+    let server = Running::start(opts());
+    let (_, g) = server.json("POST", "/api/games", &[], json!({"opponent": "friend"}));
+    let id = g["id"].as_str().unwrap().to_string();
+    let (white, black) = (secret(&g["white_url"]), secret(&g["black_url"]));
+    let game = format!("/api/games/{id}");
+    for seat in [&white, &black] {
+        let (status, err) = server.json("DELETE", &game, &[("X-Dama-Seat", seat)], Value::Null);
+        assert_eq!((status, code(&err)), (403, "shared_game"), "{err}");
+        assert!(err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("both seats"));
+        let (status, err) = server.json(
+            "POST",
+            &format!("{game}/level"),
+            &[("X-Dama-Seat", seat)],
+            json!({"level": "hard"}),
+        );
+        assert_eq!((status, code(&err)), (409, "not_a_computer_game"), "{err}");
+        assert!(err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("only a game against the computer has a level"));
+    }
+    // Still there for the other player and the watchers, and still played.
+    let (status, view) = server.json("GET", &game, &[("X-Dama-Seat", &black)], Value::Null);
+    assert_eq!(
+        (status, view["seat"].as_str()),
+        (200, Some("black")),
+        "{view}"
+    );
+    let (status, _) = server.json(
+        "POST",
+        &format!("{game}/move"),
+        &[("X-Dama-Seat", &white)],
+        json!({"move": "22-18"}),
+    );
+    assert_eq!(status, 200);
+    // A pass-and-play game's one seat holds the whole game: it may delete it.
+    let (_, p) = server.json("POST", "/api/games", &[], json!({"opponent": "pass"}));
+    let seat = secret(&p["white_url"]);
+    let pass = format!("/api/games/{}", p["id"].as_str().unwrap());
+    let (status, err) = server.json(
+        "POST",
+        &format!("{pass}/level"),
+        &[("X-Dama-Seat", &seat)],
+        json!({"level": 2}),
+    );
+    assert_eq!((status, code(&err)), (409, "not_a_computer_game"), "{err}");
+    let (status, _) = server.json("DELETE", &pass, &[("X-Dama-Seat", &seat)], Value::Null);
+    assert_eq!(status, 204);
+}
+
 /// The text of an event stream up to `until` (or 10 s).
 fn read_events(server: &Running, path: &str, headers: &[(&str, &str)], until: &str) -> String {
     let mut stream = TcpStream::connect(server.addr).unwrap();
