@@ -51,10 +51,20 @@
 //!
 //! A change is answered only once it is committed to the database.
 //!
+//! A request that changes something (`POST`, `DELETE`) is taken only from this server's own
+//! page: one whose `Origin` names another host than the request's `Host` (behind
+//! `--trust-proxy`, the `X-Forwarded-Host` if the proxy sets one), or without `Origin` whose
+//! `Sec-Fetch-Site` is `cross-site` or `same-site`, is refused with 403 `other_site`; a
+//! program that sends neither header is taken. Its body, if any, must be sent as
+//! `Content-Type: application/json`, else 415 `not_json`: another site's page can send a
+//! `text/plain` body without asking the browser's permission, never a JSON one.
+//!
 //! Errors are JSON, `{"error": {"code", "message", "reason"?}}`, with a 4xx status naming
-//! the problem: 400 malformed request, 403 not a player of this game (no seat or owner secret), 404 unknown game or route,
+//! the problem: 400 malformed request, 403 not a player of this game (no seat or owner secret)
+//! or a request from another site's page, 404 unknown game or route,
 //! 405 wrong method, 409 not the moment (the computer's turn, the game is over, the
-//! computer is thinking), 413 body too large, 422 an illegal move (with the rules' reason)
+//! computer is thinking), 413 body too large, 415 a body that is not JSON, 422 an illegal
+//! move (with the rules' reason)
 //! or a PDN the reader refuses (its message, and `line` and `column`),
 //! 429 too many requests from one address (with `Retry-After`), 503 too many live games or
 //! the database refused a write, or no analysis slot came free in time.
@@ -65,8 +75,8 @@
 //! `body_timeout`, `body_too_large`, `busy`, `computer_thinking`, `game_not_over`, `game_over`,
 //! `illegal_move`, `internal`, `malformed_json`, `malformed_move`, `method_not_allowed`,
 //! `no_offer`, `not_a_computer_game`, `not_a_friend_game`, `not_a_player`, `not_computer_turn`,
-//! `not_found`, `not_your_turn`, `offer_pending`, `rate_limited`, `shared_game`, `stopping`,
-//! `storage`, `too_long`, `too_many_games`, `too_many_streams`, `unknown_field`,
+//! `not_found`, `not_json`, `not_your_turn`, `offer_pending`, `other_site`, `rate_limited`,
+//! `shared_game`, `stopping`, `storage`, `too_long`, `too_many_games`, `too_many_streams`, `unknown_field`,
 //! `unknown_game`. The page shows each in its language (a code it does not know, by `message`); `message` is English and may
 //! change.
 
@@ -127,6 +137,10 @@ pub fn router(state: Arc<State>) -> Router {
             guard::refuse_announced_large_bodies,
         ))
         .layer(axum::middleware::from_fn(guard::player_cookie))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&state),
+            guard::refuse_other_sites,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&state),
             guard::count_requests,
