@@ -282,10 +282,12 @@ import { browserReply } from '/engine.js';
     if (S.game && S.game.rematch_url) location.assign(S.game.rematch_url);
   }
 
-  /// Whether the page may leave its game: a friend game not over asks first.
+  /// Whether the page may leave its game: a game in progress asks first (one against the
+  /// computer is deleted when left; a friend or pass game stays at its link).
   function mayLeave() {
     const g = S.game;
-    if (!g || g.opponent !== 'friend' || g.turn === 'over' || !g.seat) return true;
+    if (!g || S.draft || g.turn === 'over' || !g.seat) return true;
+    if (g.opponent === 'computer') return g.seat !== 'owner' || window.confirm(t('confirm_abandon'));
     return window.confirm(t('confirm_leave'));
   }
 
