@@ -135,7 +135,7 @@ function positionText(g, i) {
 }
 
 function markText(p) {
-  const name = { '?!': 'inaccuracy', '?': 'mistake', '??': 'blunder' }[p.mark];
+  const name = { '?!': 'was_inaccuracy', '?': 'was_mistake', '??': 'was_blunder' }[p.mark];
   return t('mark_line', { m: p.text + p.mark, kind: t(name), b: p.best_text || '', line: (p.pv_text || []).join(' ') });
 }
 
@@ -473,7 +473,11 @@ function setScreen(screen) {
   $('tab-review').disabled = S.games.length === 0 && screen !== 'review';
   if (S.live) stopLive();
   if (screen === 'review') showReview();
-  else showEditor();
+  else {
+    // The review's last word ("Review complete.") is not the editor's.
+    say('');
+    showEditor();
+  }
 }
 
 function typing(ev) {

@@ -100,7 +100,21 @@ def check_review(page, server, binary, text, out_dir):
     check(arrows(page, "arrow-better") == [plies[0]["best_arrow"]],
           f"better-move arrow {arrows(page, 'arrow-better')}, API {plies[0]['best_arrow']}")
     detail = page.inner_text("#mark-detail")
-    check(plies[0]["best_text"] in detail and "blunder" in detail, f"mark detail: {detail!r}")
+    check(plies[0]["best_text"] in detail and "23-19?? was a blunder:" in detail,
+          f"mark detail: {detail!r}")
+    # Each mark with its article: "an inaccuracy", "a mistake".
+    for i, p in enumerate(plies):
+        if p["mark"] in ("?!", "?"):
+            page.click(f'#move-list .mv[data-ply="{i}"]')
+            kind = {"?!": "an inaccuracy", "?": "a mistake"}[p["mark"]]
+            detail = page.inner_text("#mark-detail")
+            check(f"{p['text']}{p['mark']} was {kind}:" in detail, f"mark detail: {detail!r}")
+    # The editor does not keep the review's last word.
+    check(page.inner_text("#status") == "Review complete.", page.inner_text("#status"))
+    page.click("#tab-editor")
+    check(page.inner_text("#status") == "", f"the editor says {page.inner_text('#status')!r}")
+    page.click("#tab-review")
+    page.click('#move-list .mv[data-ply="0"]')
     # The graph jumps to the position clicked (its right end: the last).
     box = page.locator("#graph").bounding_box()
     page.mouse.click(box["x"] + box["width"] - 2, box["y"] + box["height"] / 2)

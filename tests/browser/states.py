@@ -9,7 +9,15 @@ Playwright for Python; CHROMIUM names another executable) and checks:
   the server) and the select shows its rules again; answered yes, the game is deleted and a
   new one shown; a game not started yet (the preview) is left without a question;
 - a page of another site cannot create a game through the visitor's browser: its post
-  reaches the server and is refused (403, counted in /metrics), and no game is made.
+  reaches the server and is refused (403, counted in /metrics), and no game is made;
+- the computer's queue full (503 busy): the status says so alone, then the reply comes;
+- a level above the lowest played says where a win counts ("A win counts at level 1");
+- a tap on a square the selected piece cannot reach says where it may go;
+- the end card can be closed to see the final position;
+- a stranger opening someone's finished computer game is spoken to as a watcher;
+- the keyboard: the board itself is no Tab stop, only its squares;
+- legibility: the ring of the pieces that must capture has at least 3:1 against the dark
+  squares, the square numbers at least 4.5:1 against their outline and 9 CSS px on a phone.
 Screenshots at 1280x800 (desktop) and 390x844 (portrait phone) of each state are written to
 SCREENSHOT_DIR/states-*.png (default: target/browser-shots).
 
@@ -168,6 +176,144 @@ def check_other_site(context, server):
         site.shutdown()
 
 
+def check_busy(page):
+    """The computer's queue full twice (503 busy, Retry-After: 1): the status says so, alone
+    (not "thinking" beside it), then the reply comes."""
+    answers = {"busy": 2}
+
+    def reply(route):
+        if answers["busy"]:
+            answers["busy"] -= 1
+            route.fulfill(status=503, headers={"retry-after": "1"}, content_type="application/json",
+                          body='{"error": {"code": "busy", "message": "the computer is busy"}}')
+        else:
+            route.continue_()
+
+    page.route("**/api/games/*/reply", reply)
+    page.click('#squares .square[data-sq="22"]')
+    page.wait_for_selector("#marks .dot")
+    page.click('#squares .square[data-sq="18"]')
+    page.wait_for_function(
+        "document.getElementById('status').textContent.startsWith('The computer is busy')")
+    seen = [page.inner_text("#status"), page.inner_text("#message")]
+    check(seen == ["The computer is busy: asking again in 1 s…", ""], f"while busy: {seen}")
+    ready(page, 2)
+    page.unroute("**/api/games/*/reply")
+    check(page.inner_text("#status").startswith("Your move"), page.inner_text("#status"))
+
+
+def check_level_note(page):
+    """Novice, one move, then Hard: a win still counts at Novice, and the page says so."""
+    check(page.is_hidden("#level-note"), "a level note at the level played")
+    page.keyboard.press("5")
+    page.wait_for_selector("#level-note:not(.hidden)")
+    note = page.inner_text("#level-note")
+    check(note == "A win counts at level 1, Novice: the lowest played in this game.", note)
+    page.keyboard.press("1")
+    ready(page)
+
+
+def pass_game(server, page, fen=None):
+    body = {"opponent": "pass"}
+    if fen:
+        body["fen"] = fen
+    status, game = server.api("/api/games", "POST", body)
+    check(status == 201, f"{status} {game}")
+    page.goto(server.url.rstrip("/") + game["white_url"])
+    page.wait_for_selector("#pieces .piece")
+    ready(page, 0)
+    return game
+
+
+def check_not_a_target(server, page):
+    """A tap on a square the selected piece cannot reach says why."""
+    pass_game(server, page)
+    page.click('#squares .square[data-sq="22"]')
+    page.wait_for_selector("#marks .dot")
+    page.click('#squares .square[data-sq="14"]')
+    said = page.inner_text("#message")
+    check(said == "14 is not a move of the piece on 22: it may go to 18, 19.", f"said {said!r}")
+
+
+def check_end_closed(server, page, out_dir):
+    """The end card closes: the final position is seen whole."""
+    pass_game(server, page, "W:W22:B18")
+    page.click('#squares .square[data-sq="22"]')
+    page.wait_for_selector("#marks .dot")
+    page.click('#squares .square[data-sq="13"]')
+    page.wait_for_selector("#end:not(.hidden)")
+    shoot(page, out_dir, "end")
+    page.click("#end-close")
+    check(page.is_hidden("#end"), "the end card stays")
+    check(page.inner_text("#status") == "White wins.", page.inner_text("#status"))
+    shoot(page, out_dir, "end-closed")
+
+
+def check_watching_a_finished_game(server, page, out_dir):
+    """A stranger opening someone's computer game that the computer won."""
+    # White to move, its one man blocked and nothing to capture: lost at once.
+    status, game = server.api("/api/games", "POST", {"fen": "W:W29:B25,26,22", "level": 1})
+    check(status == 201, f"{status} {game}")
+    check(game["turn"] == "over", f"the game: {game}")
+    page.goto(server.url + f"?game={game['id']}")
+    page.wait_for_selector("#end:not(.hidden)")
+    title, detail = page.inner_text("#end-title"), page.inner_text("#end-detail")
+    check(title == "The computer wins.", title)
+    check("The player has no move left." in detail and "You" not in detail, detail)
+    score = page.inner_text("#end-score")
+    check(score == "The player’s score: 0", f"a watcher reads {score!r}")
+    rule = page.inner_text("#rules li")
+    check(not rule.startswith("You"), f"a watcher reads {rule!r}")
+    shoot(page, out_dir, "watching-end")
+
+
+def contrast(a, b):
+    def lum(rgb):
+        def ch(c):
+            c = c / 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        r, g, bl = (ch(x) for x in rgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * bl
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def rgb(text):
+    return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
+
+
+def check_legibility(server, page, out_dir):
+    """The capture ring against the dark square; the square numbers on a phone."""
+    pass_game(server, page, "W:W18,21,29:B14,5")
+    page.click('#squares .square[data-sq="21"]')
+    page.wait_for_selector("#marks .must")
+    style = page.evaluate(
+        "() => { const m = getComputedStyle(document.querySelector('#marks .must'));"
+        " const d = getComputedStyle(document.querySelector('#squares .sq-dark'));"
+        " const l = getComputedStyle(document.querySelector('#labels .label'));"
+        " return [m.stroke, d.fill, l.fill, l.stroke]; }")
+    ring, square, number, outline = (rgb(x) for x in style)
+    check(contrast(ring, square) >= 3, f"the ring {ring} on {square}: {contrast(ring, square):.2f}")
+    check(contrast(number, outline) >= 4.5, f"numbers {number} on {outline}")
+    page.set_viewport_size(PHONE)
+    page.wait_for_timeout(150)
+    size = page.evaluate(
+        "parseFloat(getComputedStyle(document.querySelector('#labels .label')).fontSize)"
+        " * document.getElementById('board').getBoundingClientRect().width / 800")
+    check(size >= 9, f"the square numbers in {size:.1f} CSS px on a phone")
+    page.screenshot(path=os.path.join(out_dir, "states-must-phone.png"))
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def check_tab_order(page):
+    """Tab from the last control of the bar goes to a square of the board (the one last
+    focused), not to the board itself."""
+    page.focus("#pass-game")
+    page.keyboard.press("Tab")
+    at = page.evaluate("document.activeElement.tagName + ' ' + (document.activeElement.dataset.sq || '')")
+    check(at.startswith("rect ") and at != "rect ", f"Tab after the bar focuses {at!r}, not a square")
+
+
 def main():
     binary = sys.argv[1]
     out_dir = sys.argv[2] if len(sys.argv) > 2 else "target/browser-shots"
@@ -189,7 +335,14 @@ def main():
             ready(page)
             page.keyboard.press("1")  # Novice: quick replies
             check_no_game_lost(server, page, out_dir)
+            check_tab_order(page)
             check_other_site(context, server)
+            check_busy(page)
+            check_level_note(page)
+            check_not_a_target(server, page)
+            check_end_closed(server, page, out_dir)
+            check_legibility(server, page, out_dir)
+            check_watching_a_finished_game(server, page, out_dir)
             check(not errors, f"errors in the page: {errors}")
             browser.close()
     finally:
