@@ -120,7 +120,7 @@ import { browserReply } from '/engine.js';
           x: c * CELL, y: row * CELL, width: CELL, height: CELL,
           class: 'square sq-dark', 'data-sq': sq, tabindex: sq === S.focus ? 0 : -1, role: 'button',
         }, squares);
-        const label = el('text', { x: c * CELL + 7, y: row * CELL + 26, class: 'label' }, labels);
+        const label = el('text', { x: c * CELL + 3, y: row * CELL + 19, class: 'label' }, labels);
         label.textContent = nameOf(sq);
       }
     }
@@ -177,7 +177,7 @@ import { browserReply } from '/engine.js';
     for (const sq of S.marked) {
       // A frame along the square's edge: clear of the square's number and of the piece.
       const { x, y } = coords(sq);
-      el('rect', { x: x + 3, y: y + 3, width: CELL - 6, height: CELL - 6, class: 'must', 'data-sq': sq }, marks);
+      el('rect', { x: x + 2, y: y + 2, width: CELL - 4, height: CELL - 4, class: 'must', 'data-sq': sq }, marks);
     }
   }
 

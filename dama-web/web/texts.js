@@ -72,6 +72,7 @@ export const TEXTS = {
     r_you_both: 'The light pieces, at the bottom, move first.',
     // The analysis board (analysis.html).
     review: 'Review', setup: 'Set up a position', graph: 'Evaluation over the game (click to jump)',
+    legend_best: 'the best move from here', legend_better: 'better than the move played',
     say_eval: 'Read the evaluation', download: 'Download PDN', game: 'Game', engine: 'Engine',
     palette: 'Piece to place', remove: 'Remove', to_move_caption: 'To move', clear: 'Clear',
     start_position: 'Start position', level_caption: 'Level', play_here: 'Play the computer',
@@ -203,6 +204,7 @@ export const TEXTS = {
     r_you_dark: 'Grasz ciemnymi pionkami, na dole; jasne zaczynają.',
     r_you_both: 'Jasne pionki, na dole, zaczynają.',
     review: 'Analiza partii', setup: 'Ustaw pozycję', graph: 'Ocena w trakcie partii (kliknij, aby przejść)',
+    legend_best: 'najlepszy ruch stąd', legend_better: 'lepszy niż zagrany ruch',
     say_eval: 'Przeczytaj ocenę', download: 'Pobierz PDN', game: 'Partia', engine: 'Silnik',
     palette: 'Bierka do postawienia', remove: 'Usuń', to_move_caption: 'Ruch', clear: 'Wyczyść',
     start_position: 'Pozycja początkowa', level_caption: 'Poziom', play_here: 'Graj z komputerem',
@@ -335,6 +337,7 @@ export const TEXTS = {
     r_you_dark: 'Hai i pezzi scuri, in basso; muovono prima i chiari.',
     r_you_both: 'I pezzi chiari, in basso, muovono per primi.',
     review: 'Analisi della partita', setup: 'Componi una posizione', graph: 'Valutazione durante la partita (clic per saltare)',
+    legend_best: 'la mossa migliore da qui', legend_better: 'migliore della mossa giocata',
     say_eval: 'Leggi la valutazione', download: 'Scarica il PDN', game: 'Partita', engine: 'Motore',
     palette: 'Pezzo da mettere', remove: 'Togli', to_move_caption: 'Al tratto', clear: 'Svuota',
     start_position: 'Posizione iniziale', level_caption: 'Livello', play_here: 'Gioca col computer',

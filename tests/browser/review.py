@@ -15,6 +15,9 @@ Playwright for Python; CHROMIUM names another executable) and checks:
 - `/review/{id}` reviews a game played through the API;
 - on a phone held upright (touch, 390x844) the board stays in view when the move list is
   scrolled to and a move tapped, and no keyboard hint is shown (it is on the desktop);
+- the arrows have a legend (the best move, the better one), the graph a scale, a mark its
+  article ("an inaccuracy"); the editor does not keep the review's "Review complete."; on a
+  phone, Download PDN is in its neighbour's size;
 - the editor: clear, a white king on 18, a white man on 22, a black king on 29: the FEN
   field, the address and the squares' names say so; the address opens it again; live
   analysis shows the endgame tables' verdict (a win) and its lines;
@@ -102,6 +105,13 @@ def check_review(page, server, binary, text, out_dir):
     detail = page.inner_text("#mark-detail")
     check(plies[0]["best_text"] in detail and "23-19?? was a blunder:" in detail,
           f"mark detail: {detail!r}")
+    # Both arrows, each said in the legend; the graph has its scale.
+    legend = page.eval_on_selector_all("#arrow-legend [data-arrow]",
+                                       "els => els.map(e => [e.dataset.arrow, e.textContent])")
+    check(legend == [["arrow-best", "the best move from here"],
+                     ["arrow-better", "better than the move played"]], f"the legend: {legend}")
+    scale = [page.inner_text(f"#graph-{k}") for k in ("top", "mid", "bottom")]
+    check(scale == ["White +5", "0", "Black +5"], f"the graph's scale: {scale}")
     # Each mark with its article: "an inaccuracy", "a mistake".
     for i, p in enumerate(plies):
         if p["mark"] in ("?!", "?"):
@@ -186,6 +196,10 @@ def check_phone(browser, server, text):
     page.wait_for_function("document.body.dataset.ply === '1'")
     top = page.evaluate("document.getElementById('board').getBoundingClientRect().top")
     check(top >= -1, f"the board scrolled away after a tap on the first move: top {top}")
+    # Download PDN, a link drawn as a button, in the size of its neighbour.
+    sizes = page.evaluate("['say-eval', 'download'].map((id) =>"
+                          " getComputedStyle(document.getElementById(id)).fontSize)")
+    check(sizes[0] == sizes[1], f"Read the evaluation and Download PDN in {sizes}")
     context.close()
 
 
