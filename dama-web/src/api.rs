@@ -57,7 +57,8 @@
 //! `Sec-Fetch-Site` is `cross-site` or `same-site`, is refused with 403 `other_site`; a
 //! program that sends neither header is taken. Its body, if any, must be sent as
 //! `Content-Type: application/json`, else 415 `not_json`: another site's page can send a
-//! `text/plain` body without asking the browser's permission, never a JSON one.
+//! `text/plain` body without asking the browser's permission, never a JSON one. Live
+//! analysis (`GET /api/analysis`), which searches, is refused to other sites' pages too.
 //!
 //! Errors are JSON, `{"error": {"code", "message", "reason"?}}`, with a 4xx status naming
 //! the problem: 400 malformed request, 403 not a player of this game (no seat or owner secret)

@@ -182,12 +182,19 @@ pub async fn refuse_announced_large_bodies(req: Request, next: Next) -> Response
 /// a visitor's browser send a `text/plain` or form body with no question asked (no CORS
 /// preflight), and would spend the visitor's rate limits and this server's CPU. Requests
 /// with neither `Origin` nor `Sec-Fetch-Site` (programs, not browsers) pass the first test.
+/// Live analysis (`GET /api/analysis`) changes nothing but searches: another site's page
+/// may not start it either (an `EventSource` there would).
 pub async fn refuse_other_sites(
     axum::extract::State(state): axum::extract::State<Arc<State>>,
     req: Request,
     next: Next,
 ) -> Response {
     if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+        if req.uri().path() == "/api/analysis" {
+            if let Err(err) = from_this_site(req.headers(), state.trust_proxy) {
+                return err.into_response();
+            }
+        }
         return next.run(req).await;
     }
     let checked =

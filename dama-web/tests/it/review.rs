@@ -302,6 +302,20 @@ fn live_analysis_gives_the_tables_verdict_where_they_cover_the_position() {
             "{query}"
         );
     }
+    // Another site's page may not make the server search (an EventSource there would).
+    let query = "/api/analysis?fen=W:WK18,K22:BK29&depth=3";
+    let (status, err) = server.json(
+        "GET",
+        query,
+        &[("Origin", "http://evil.example")],
+        Value::Null,
+    );
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (403, Some("other_site"))
+    );
+    let own = server.send("GET", query, &[("Origin", "http://x")], "");
+    assert_eq!(own.status, 200);
 }
 
 /// A long game (50 plies), the same each time: each side plays the engine's depth-2 choice.
