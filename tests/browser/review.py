@@ -17,7 +17,8 @@ Playwright for Python; CHROMIUM names another executable) and checks:
   scrolled to and a move tapped, and no keyboard hint is shown (it is on the desktop);
 - the arrows have a legend (the best move, the better one), the graph a scale, a mark its
   article ("an inaccuracy"); the editor does not keep the review's "Review complete."; on a
-  phone, Download PDN is in its neighbour's size;
+  phone, Download PDN is in its neighbour's size, and the editor's pieces stay under the
+  board while the panel scrolls;
 - the editor: clear, a white king on 18, a white man on 22, a black king on 29: the FEN
   field, the address and the squares' names say so; the address opens it again; live
   analysis shows the endgame tables' verdict (a win) and its lines;
@@ -95,6 +96,9 @@ def check_review(page, server, binary, text, out_dir):
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     check(data(page, "ply") == "2", f"after two steps: ply {data(page, 'ply')}")
+    # The steps stay on the screen under the board and its arrows' legend.
+    bottom = page.evaluate("document.getElementById('step-last').getBoundingClientRect().bottom")
+    check(bottom <= 800, f"the step buttons end at {bottom} px, below the 800 px screen")
     best = plies[2]["best_arrow"]
     check(arrows(page, "arrow-best") == [best], f"arrow {arrows(page, 'arrow-best')}, API {best}")
     # Click the blunder: the position after it, the better move as a second arrow.
@@ -225,6 +229,17 @@ def check_editor(page, server, out_dir):
     page.wait_for_function("document.querySelectorAll('#live-lines li').length >= 1")
     check(len(arrows(page, "arrow-best")) == 1, "no best-move arrow in the editor")
     shots(page, out_dir, "editor")
+    # On a phone held upright, the pieces to place stay under the board as the panel scrolls.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator("#play-here").scroll_into_view_if_needed()
+    page.wait_for_timeout(200)
+    box = page.evaluate("(() => { const b = document.getElementById('board').getBoundingClientRect();"
+                        " const p = document.getElementById('palette').getBoundingClientRect();"
+                        " return [b.top, b.bottom, p.top, p.bottom, innerHeight]; })()")
+    check(box[0] >= -1 and box[2] >= box[1] - 1 and box[3] <= box[4],
+          f"board top, bottom; palette top, bottom; screen: {box}")
+    page.screenshot(path=os.path.join(out_dir, "editor-phone-scrolled.png"))
+    page.set_viewport_size({"width": 1280, "height": 800})
     # Stop, unless its budget is already spent (a won ending is solved at once).
     if data(page, "live") == "on":
         page.click("#live-toggle")
