@@ -96,12 +96,7 @@ def next_landings(move_list, entered):
     return sorted(out)
 
 
-def live_games(server):
-    with urllib.request.urlopen(server.url + "metrics") as res:
-        text = res.read().decode()
-    match = re.search(r"^dama_live_games (\d+)$", text, re.M)
-    check(match, f"no dama_live_games in /metrics: {text[:200]}")
-    return int(match.group(1))
+live_games = serving.live_games
 
 
 def check_created_by_first_move(server, page):

@@ -118,12 +118,7 @@ def check_no_game_lost(server, page, out_dir):
     check(len(asked) == 4, f"a game not started asked: {asked}")
 
 
-def live_games(server):
-    with urllib.request.urlopen(server.url + "metrics") as res:
-        text = res.read().decode()
-    match = re.search(r"^dama_live_games (\d+)$", text, re.M)
-    check(match, f"no dama_live_games in /metrics: {text[:200]}")
-    return int(match.group(1))
+live_games = serving.live_games
 
 
 def refused_games(server):
