@@ -103,6 +103,7 @@ function showReview() {
   const prev = S.cur > 0 ? g.plies[S.cur - 1] : null;
   if (prev && prev.mark && prev.best_arrow) arrows.push({ from: prev.best_arrow[0], to: prev.best_arrow[1], path: prev.best_path, cls: 'arrow-better' });
   board.draw({ board: letters, ...info, interactive: false, tints, arrows });
+  drawLegend(arrows);
   document.body.dataset.ply = String(S.cur);
   document.body.dataset.fen = fen;
   $('position-eval').textContent = positionText(g, S.cur);
@@ -136,7 +137,7 @@ function positionText(g, i) {
 }
 
 function markText(p) {
-  const name = { '?!': 'inaccuracy', '?': 'mistake', '??': 'blunder' }[p.mark];
+  const name = { '?!': 'was_inaccuracy', '?': 'was_mistake', '??': 'was_blunder' }[p.mark];
   return t('mark_line', { m: p.text + p.mark, kind: t(name), b: p.best_text || '', line: (p.pv_text || []).join(' ') });
 }
 
@@ -182,6 +183,22 @@ function drawMoveList(g) {
     const bottom = top + cur.offsetHeight;
     if (top < ol.scrollTop) ol.scrollTop = top;
     else if (bottom > ol.scrollTop + ol.clientHeight) ol.scrollTop = bottom - ol.clientHeight;
+  }
+}
+
+/// What the arrows drawn mean: the best move from the position shown (green), and after a
+/// marked move, the better move instead of it (blue, dashed).
+function drawLegend(arrows) {
+  const box = $('arrow-legend');
+  box.textContent = '';
+  for (const cls of ['arrow-best', 'arrow-better']) {
+    if (!arrows.some((a) => a.cls === cls)) continue;
+    const item = document.createElement('span');
+    item.dataset.arrow = cls;
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch swatch-' + cls.slice(6);
+    item.append(swatch, t(cls === 'arrow-best' ? 'legend_best' : 'legend_better'));
+    box.appendChild(item);
   }
 }
 
@@ -441,6 +458,7 @@ function showEditor() {
   const best = S.liveLines[0];
   if (best && S.liveFen === editor.fen()) arrows.push({ from: best.line.arrow[0], to: best.line.arrow[1], path: best.line.path, cls: 'arrow-best' });
   board.draw({ board: editor.board, names: info.names, mirrored: info.mirrored, interactive: true, tints: [], arrows });
+  drawLegend(arrows);
   const fen = editor.fen();
   if (document.activeElement !== $('fen')) $('fen').value = fen;
   $('turn').value = editor.turn;
@@ -474,7 +492,11 @@ function setScreen(screen) {
   $('tab-review').disabled = S.games.length === 0 && screen !== 'review';
   if (S.live) stopLive();
   if (screen === 'review') showReview();
-  else showEditor();
+  else {
+    // The review's last word ("Review complete.") is not the editor's.
+    say('');
+    showEditor();
+  }
 }
 
 function typing(ev) {
@@ -586,6 +608,10 @@ function staticTexts() {
   });
   lv.value = 'normal';
   $('graph').setAttribute('aria-label', t('graph'));
+  // The graph's scale: a side's advantage in men, clamped at 5.
+  $('graph-top').textContent = `${t('White')} +5`;
+  $('graph-mid').textContent = '0';
+  $('graph-bottom').textContent = `${t('Black')} +5`;
 }
 
 async function start() {
