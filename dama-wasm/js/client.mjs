@@ -83,6 +83,11 @@ export class DamaWorker {
     return this.call({ cmd: 'analyse', ...request }, onProgress);
   }
 
+  /** Builds the endgame classes the searches asked for (see Dama.buildTables). */
+  buildTables() {
+    return this.call({ cmd: 'tables' }).then((r) => r.built);
+  }
+
   /**
    * Ends the searches under way at once: each resolves with `{stopped: true, ...}` and the
    * last progress it reported (best line so far), or rejects when it had reported none.

@@ -153,6 +153,8 @@ export class Dama {
   bench(depth?: number): BenchAnswer;
   play(request: PlayRequest, onProgress?: (info: Info) => void): SearchAnswer;
   analyse(request: AnalyseRequest, onProgress?: (info: Info | TableInfo) => void): SearchAnswer;
+  /** Builds the endgame classes the searches on the clock asked for; returns how many. */
+  buildTables(): number;
   newGame(): Record<string, never>;
   options(options: { hash_mib?: number }): { hash_mib: number };
 }

@@ -100,6 +100,7 @@ impl Session {
             "bench" => Ok(self.bench(r.depth_or(14)?, r.knobs()?)),
             "play" => self.play(r, progress),
             "analyse" | "analyze" => self.analyse(r, progress),
+            "tables" => Ok(json!({ "built": dama_search::egtb::build_deferred() })),
             "new-game" => {
                 self.engine.clear();
                 Ok(json!({}))
@@ -107,7 +108,7 @@ impl Session {
             "options" => self.options(r),
             other => Err(format!(
                 "unknown command \"{}\": expected version, moves, fen, explain, perft, bench, \
-                 play, analyse, new-game or options",
+                 play, analyse, tables, new-game or options",
                 request::excerpt(other)
             )),
         }

@@ -179,3 +179,22 @@ test('the worker API answers, reports progress, and stop ends a search at once',
   assert.ok(again.best.move);
   worker.stop();
 });
+
+test('a search on the clock queues the endgame classes it needs; `tables` builds them', () => {
+  // 2K v 1K, a win the tables play at once (one node) when they have it. The classes may be
+  // built already by an earlier test of this module's instance: then nothing is queued.
+  const game = { fen: 'W:WK1,K3:BK29' };
+  const first = engine.play({ level: 'hard', ...game, time_ms: 200 });
+  let built = 0;
+  for (let i = 0; i < 10; i++) {
+    const n = engine.buildTables();
+    if (n === 0) break;
+    built += n;
+    engine.play({ level: 'hard', ...game, time_ms: 200 });
+  }
+  const after = engine.play({ level: 'hard', ...game, time_ms: 200 });
+  assert.ok(first.nodes > 1 || built === 0, JSON.stringify(first));
+  assert.equal(after.nodes, 1, JSON.stringify(after));
+  assert.equal(after.depth, 1);
+  assert.match(after.score_text, /^win in/);
+});

@@ -379,7 +379,10 @@ async function startLive() {
       }
       onLiveInfo({ depth: info.depth, multipv: info.multipv, score: info.cp,
         score_text: info.score_text, line: info.line }, side);
-    }).then(() => endLive(run), () => endLive(run));
+    }).then(() => {
+      endLive(run);
+      engine.buildTables().catch(() => undefined);
+    }, () => endLive(run));
     return;
   }
   const url = `/api/analysis?fen=${encodeURIComponent(fen)}&variant=${encodeURIComponent(variant)}&multipv=3`

@@ -48,6 +48,9 @@ export async function browserReply(game) {
       level: game.level,
       seed,
     });
+    // While the player thinks: the endgame classes the search asked for (no thread in the
+    // worker builds them meanwhile).
+    worker.buildTables().catch(() => undefined);
     return r.best ? r.best.move : null;
   } catch (e) {
     console.warn('dama: the browser engine failed, the server searches:', e);
