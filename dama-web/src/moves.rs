@@ -363,19 +363,7 @@ async fn browser_move(
     text: &str,
 ) -> Result<Response, ApiError> {
     let mut entry = game.lock().await;
-    if entry.thinking {
-        return Err(ApiError::conflict(
-            "computer_thinking",
-            "the computer is already thinking about this move",
-        ));
-    }
-    not_over(&entry)?;
-    if !entry.model.computer_to_move() {
-        return Err(ApiError::conflict(
-            "not_computer_turn",
-            "it is your turn: play a move first (POST .../move)",
-        ));
-    }
+    computers_turn(&entry)?;
     let g = entry.model.game();
     let m = move_of_text(g, text)?;
     let variant = g.variant();
@@ -396,22 +384,28 @@ async fn browser_move(
     Ok(played(id, &entry, view, Some(Seat::Owner)))
 }
 
+/// Whether the computer may move now: not already searching, the game not over, its turn.
+fn computers_turn(entry: &Entry) -> Result<(), ApiError> {
+    if entry.thinking {
+        return Err(ApiError::conflict(
+            "computer_thinking",
+            "the computer is already thinking about this move",
+        ));
+    }
+    not_over(entry)?;
+    if !entry.model.computer_to_move() {
+        return Err(ApiError::conflict(
+            "not_computer_turn",
+            "it is your turn: play a move first (POST .../move)",
+        ));
+    }
+    Ok(())
+}
+
 async fn computer_move(state: Arc<State>, id: GameId, game: Shared) -> Result<Response, ApiError> {
     let (snapshot, level, rng) = {
         let mut entry = game.lock().await;
-        if entry.thinking {
-            return Err(ApiError::conflict(
-                "computer_thinking",
-                "the computer is already thinking about this move",
-            ));
-        }
-        not_over(&entry)?;
-        if !entry.model.computer_to_move() {
-            return Err(ApiError::conflict(
-                "not_computer_turn",
-                "it is your turn: play a move first (POST .../move)",
-            ));
-        }
+        computers_turn(&entry)?;
         entry.thinking = true;
         (
             entry.model.game().clone(),
