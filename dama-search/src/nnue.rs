@@ -365,7 +365,7 @@ impl Network {
     }
 
     /// [`Network::evaluate`] in WebAssembly's SIMD128: the clipped inputs in 32 registers
-    /// of eight `i16`, each tail row 32 `i32x4.dot_i16x8_s` into one sum of four lanes.
+    /// of eight `i16`, each tail row 32 `i32x4.dot_i16x8_s` into a sum of four lanes.
     /// Integer sums in another order: the same value bit for bit as the portable code (no
     /// partial sum overflows, by [`Network::check_range`]).
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -385,16 +385,24 @@ impl Network {
                 *d = i16x8_min(i16x8_max(v, zero), top);
             }
         }
+        // Eight rows at a time: each input register is loaded once for the eight, and the
+        // eight sums stay in registers (V8 has sixteen). Measured against one row at a time:
+        // `dama bench --depth 16`'s positions in node, 893 against 960 CPU-ms (three runs
+        // each, interleaved), the same nodes.
         let mut sums = [0i32; TAIL];
-        for (sum, row) in sums.iter_mut().zip(self.w2.iter()) {
-            let mut lanes = i32x4_splat(0);
-            for (k, chunk) in row.chunks_exact(8).enumerate() {
-                lanes = i32x4_add(lanes, i32x4_dot_i16x8(input[k], load8(chunk)));
+        for (rows, out) in self.w2.chunks_exact(8).zip(sums.chunks_exact_mut(8)) {
+            let mut lanes = [i32x4_splat(0); 8];
+            for (k, &x) in input.iter().enumerate() {
+                for (l, row) in lanes.iter_mut().zip(rows) {
+                    *l = i32x4_add(*l, i32x4_dot_i16x8(x, load8(&row[8 * k..])));
+                }
             }
-            *sum = i32x4_extract_lane::<0>(lanes)
-                .wrapping_add(i32x4_extract_lane::<1>(lanes))
-                .wrapping_add(i32x4_extract_lane::<2>(lanes))
-                .wrapping_add(i32x4_extract_lane::<3>(lanes));
+            for (o, l) in out.iter_mut().zip(lanes) {
+                *o = i32x4_extract_lane::<0>(l)
+                    .wrapping_add(i32x4_extract_lane::<1>(l))
+                    .wrapping_add(i32x4_extract_lane::<2>(l))
+                    .wrapping_add(i32x4_extract_lane::<3>(l));
+            }
         }
         self.finish(&sums)
     }
