@@ -6,10 +6,11 @@
 #      refused boards, odd times and unknown commands, and plays whole games against itself
 #      at CheckerBoard's time settings, each move checked against the board it returns;
 #   2. the games it wrote are checked move by move by the native `dama pdn check`;
-#   3. dama.exe perft gives the native numbers; dama-engine.exe answers a Hub search.
+#   3. dama.dll plays the native dama-engine through Hub, which checks every move;
+#   4. dama.exe perft gives the native numbers; dama-engine.exe answers a Hub search.
 # Needs (installed by .ci/run's step): gcc-mingw-w64-x86-64, wine64, rustc-web, cargo-web,
-# rust-web-src. Usage: dama-cb/tests/wine.sh [GAMES] (default 4). DAMA_BIN names the native
-# dama (default target/release/dama, built when missing).
+# rust-web-src. Usage: dama-cb/tests/wine.sh [GAMES] (default 4). DAMA_BIN and DAMA_ENGINE
+# name the native dama and dama-engine (default target/release/, built when missing).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -35,6 +36,10 @@ native=${DAMA_BIN:-$root/target/release/dama}
 if ! [ -x "$native" ]; then
     cargo build --release --quiet -p dama-cli --no-default-features
 fi
+native_engine=${DAMA_ENGINE:-$root/target/release/dama-engine}
+if ! [ -x "$native_engine" ]; then
+    cargo build --release --quiet -p dama-protocol --bin dama-engine
+fi
 
 export WINEPREFIX="$root/target/wine-prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 if ! [ -f "$WINEPREFIX/system.reg" ]; then
@@ -47,6 +52,10 @@ timeout 900 "$wine" harness.exe dama.dll "$games" games.pdn
 
 echo "-- the games, move by move, by the native dama"
 "$native" pdn check games.pdn
+
+echo "-- dama.dll against the native dama-engine (Hub), which checks every move of each game"
+timeout 900 python3 "$root/dama-cb/tests/wine/versus.py" "$wine" harness.exe dama.dll --serve -- \
+    "$native_engine" 2 0.05
 
 echo "-- dama.exe perft under Wine against the native numbers"
 "$native" perft --depth 7 | awk '{print $1, $2, $3, $4}' > perft-native.txt

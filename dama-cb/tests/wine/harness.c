@@ -275,10 +275,56 @@ static int play_game(int g, FILE *pdn)
     return ply;
 }
 
+/* Serve mode, for a driver playing the DLL against another engine: each stdin line
+ * "<W|B><32 Hub characters> SECONDS" is a position (Hub's form: w b men, W B kings, e empty,
+ * squares 1..32) to play in; the answer is one line, "move FROMxTOxCAPTURED..." (Hub's
+ * notation, or FROM-TO) or "none STATUS". A reset is sent with the first position. */
+static int serve(void)
+{
+    char line[256], status[1024];
+    int first = 1;
+    while (fgets(line, sizeof line, stdin)) {
+        Board b;
+        struct CBmove m;
+        double t = 0.05;
+        int color, n;
+        if (strlen(line) < 33)
+            continue;
+        color = line[0] == 'W' ? CB_WHITE : CB_BLACK;
+        memset(b, 0, sizeof(Board));
+        for (n = 1; n <= 32; n++) {
+            int x, y, piece = 0;
+            char c = line[n];
+            square_coords(n, &x, &y);
+            if (c == 'w') piece = CB_WHITE | CB_MAN;
+            if (c == 'W') piece = CB_WHITE | CB_KING;
+            if (c == 'b') piece = CB_BLACK | CB_MAN;
+            if (c == 'B') piece = CB_BLACK | CB_KING;
+            b[x][y] = piece;
+        }
+        sscanf(line + 33, "%lf", &t);
+        call_getmove(b, color, t, first ? CB_RESET_MOVES : 0, 0, 0, status, &m);
+        first = 0;
+        if (m.from.x == m.to.x && m.from.y == m.to.y) {
+            printf("none %s\n", status);
+        } else if (m.jumps == 0) {
+            printf("move %d-%d\n", square_number(m.from), square_number(m.to));
+        } else {
+            printf("move %dx%d", square_number(m.from), square_number(m.to));
+            for (int i = 0; i < m.jumps && i < 12; i++)
+                printf("x%d", square_number(m.del[i]));
+            printf("\n");
+        }
+        fflush(stdout);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: harness DLL GAMES PDN_OUT\n");
+    int serving = argc == 3 && strcmp(argv[2], "--serve") == 0;
+    if (argc < 4 && !serving) {
+        fprintf(stderr, "usage: harness DLL GAMES PDN_OUT | harness DLL --serve\n");
         return 2;
     }
     HMODULE lib = LoadLibraryA(argv[1]);
@@ -290,6 +336,8 @@ int main(int argc, char **argv)
     getmove = (GetMove)GetProcAddress(lib, "getmove");
     islegal = (IsLegal)GetProcAddress(lib, "islegal");
     enginename = (EngineName)GetProcAddress(lib, "enginename");
+    if (serving)
+        return getmove ? serve() : 1;
     check(enginecommand && getmove && islegal && enginename, "exports found", argv[1]);
     if (!(enginecommand && getmove && islegal && enginename)) {
         printf("%d passed, %d failed\n", passed, failed);
