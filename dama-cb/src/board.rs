@@ -328,6 +328,18 @@ mod tests {
     }
 
     #[test]
+    fn move_struct_has_checkerboards_layout() {
+        // 3 ints, 2 coors, 12 + 12 coors, 12 ints: 268 bytes, 4-byte aligned, as in C.
+        assert_eq!(std::mem::size_of::<CbMove>(), 268);
+        assert_eq!(std::mem::align_of::<CbMove>(), 4);
+        assert_eq!(std::mem::offset_of!(CbMove, from), 12);
+        assert_eq!(std::mem::offset_of!(CbMove, path), 28);
+        assert_eq!(std::mem::offset_of!(CbMove, del), 124);
+        assert_eq!(std::mem::offset_of!(CbMove, delpiece), 220);
+        assert_eq!(std::mem::size_of::<CbBoard>(), 256);
+    }
+
+    #[test]
     fn promotion_lands_a_king() {
         let pos = fen::parse("W:W5:B20").unwrap();
         let m = pos.legal_moves()[0];

@@ -570,6 +570,22 @@ mod tests {
     }
 
     #[test]
+    fn gamehist_gives_the_game_for_the_next_move() {
+        let mut s = Session::new();
+        let r = crate::command::run(&mut s, "set gamehist W:WK22,30:BK3,10 22-18 3-7");
+        assert!(r.handled, "{}", r.text);
+        let a = play(&mut s, &request("W:WK18,30:BK7,10", 0.02));
+        assert!(a.mv.is_some());
+        // The two king moves sent, then the engine's: three plies without progress counted.
+        let game = s.history.as_ref().unwrap();
+        assert_eq!(game.moves().len(), 3);
+        // A gamehist that does not end on the board sent is not used.
+        let _ = crate::command::run(&mut s, "set gamehist W:WK22,30:BK3,10 22-18 3-7");
+        let _ = play(&mut s, &request("W:WK22,30:BK3,10", 0.02));
+        assert_eq!(s.history.as_ref().unwrap().moves().len(), 1);
+    }
+
+    #[test]
     fn history_follows_the_game_and_resets() {
         let mut s = Session::new();
         s.options.book = 0;
