@@ -47,6 +47,7 @@ static EngineCommand enginecommand;
 static IsLegal islegal;
 static EngineName enginename;
 static int passed, failed;
+static char dll_dir[MAX_PATH];
 
 static void check(int ok, const char *what, const char *detail)
 {
@@ -135,6 +136,9 @@ static void identity_checks(void)
     check(r == 1, "set book 1", reply);
     r = command("set level nonsense", reply);
     check(r == 0 && strlen(reply) > 0, "set level nonsense refused", reply);
+    r = command("get dbpath", reply);
+    check(r == 1 && strstr(reply, dll_dir) == reply && strstr(reply, "dama-egtb") != NULL,
+          "endgame tables looked for in dama-egtb beside the DLL", reply);
     r = enginename(name);
     check(r == 1 && strncmp(name, "dama", 4) == 0, "enginename", name);
 }
@@ -187,6 +191,20 @@ static void robustness_checks(void)
     call_getmove(b, CB_WHITE, 1e300, CB_RESET_MOVES, 0, 1, status, &m);
     check(memcmp(b, copy, sizeof(Board)) != 0 && GetTickCount() - t0 < 20000,
           "huge time with play-now set returns a move at once", status);
+
+    /* Out of the book, one second, exact: the move comes after about that long. */
+    start_board(b);
+    b[0][2] = 0; /* square 9 empty: a position the book does not hold */
+    b[3][3] = CB_BLACK | CB_MAN; /* on 14 instead */
+    t0 = GetTickCount();
+    call_getmove(b, CB_WHITE, 1.0, CB_RESET_MOVES | CB_EXACT_TIME, 0, 0, status, &m);
+    {
+        DWORD spent = GetTickCount() - t0;
+        char detail[1200];
+        sprintf(detail, "%lu ms; %s", (unsigned long)spent, status);
+        check(spent >= 300 && spent <= 3000, "exact time of 1 s kept (0.3 to 3 s)", detail);
+        printf("     1 s asked, %lu ms taken: %s\n", (unsigned long)spent, status);
+    }
 
     start_board(b);
     check(islegal(b, CB_WHITE, 22, 18, &m) == 1 && m.jumps == 0, "islegal 22-18", "");
@@ -332,6 +350,9 @@ int main(int argc, char **argv)
         printf("FAIL cannot load %s (error %lu)\n0 passed, 1 failed\n", argv[1], GetLastError());
         return 1;
     }
+    GetModuleFileNameA(lib, dll_dir, MAX_PATH);
+    if (strrchr(dll_dir, '\\'))
+        *strrchr(dll_dir, '\\') = 0;
     enginecommand = (EngineCommand)GetProcAddress(lib, "enginecommand");
     getmove = (GetMove)GetProcAddress(lib, "getmove");
     islegal = (IsLegal)GetProcAddress(lib, "islegal");
