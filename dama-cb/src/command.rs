@@ -60,9 +60,33 @@ const KNOWN: &str = "name, about, help, get gametype, get protocolversion, get m
     set gamehist FEN MOVES, get|set hashsize, searchthreads, book, level, contempt, seed, \
     dbpath, enable_wld";
 
+/// The room CheckerBoard gives some `get` replies (`get dbpath`, `get bookfile`, `get
+/// mtcpath` are read into `MAX_PATH` buffers), NUL included.
+pub const GET_REPLY_SIZE: usize = 260;
+
 /// Answers `command`.
 pub fn run(session: &mut Session, command: &str) -> Reply {
-    stateless(command).unwrap_or_else(|| with_state(session, command))
+    let reply = stateless(command).unwrap_or_else(|| with_state(session, command));
+    if command.split_whitespace().next() == Some("get") && !command.contains("movelist") {
+        return fit_get_reply(reply);
+    }
+    reply
+}
+
+/// A `get` reply cut to fit [`GET_REPLY_SIZE`]; a path that does not fit is not handed back
+/// at all (a cut path would name another folder).
+fn fit_get_reply(reply: Reply) -> Reply {
+    if reply.text.len() < GET_REPLY_SIZE {
+        return reply;
+    }
+    if reply.handled {
+        return no("");
+    }
+    let mut len = GET_REPLY_SIZE - 1;
+    while !reply.text.is_char_boundary(len) {
+        len -= 1;
+    }
+    no(&reply.text[..len])
 }
 
 /// The answer to a command that needs no session (so none waits for a search to end).
@@ -105,10 +129,7 @@ fn get(session: &Session, option: &str) -> Reply {
         "dbpath" => ok(session
             .tables_dir()
             .map_or(String::new(), |d| d.display().to_string())),
-        other => no(format!(
-            "unknown option {}: dama knows {KNOWN}",
-            dama_rules::quote(other)
-        )),
+        other => no(format!("unknown option {}", dama_rules::quote(other))),
     }
 }
 
@@ -150,6 +171,7 @@ fn set(session: &mut Session, option: &str, value: &str) -> Reply {
                 if n == 1 { "on" } else { "off" }
             ))
         }),
+        "check_wld_dir" => ok(check_dir(value.trim())),
         "dbpath" => {
             session.options.tables_dir = Some(PathBuf::from(value.trim()));
             session.reopen_tables();
@@ -159,6 +181,20 @@ fn set(session: &mut Session, option: &str, value: &str) -> Reply {
             "option {} is not one of dama's: it knows {KNOWN}",
             dama_rules::quote(other)
         )),
+    }
+}
+
+/// CheckerBoard's "check" button for the tables folder: what dama finds there.
+fn check_dir(dir: &str) -> String {
+    let italian = PathBuf::from(dir).join(Variant::Italian.name());
+    let files = std::fs::read_dir(&italian).map_or(0, |entries| entries.flatten().count());
+    if files > 0 {
+        format!("{dir}: {files} files of dama's Italian endgame tables")
+    } else {
+        format!(
+            "{dir} holds no dama tables (expected a folder \"italian\" inside): build them with \
+             dama.exe egtb build --pieces 5 --dir \"{dir}\""
+        )
     }
 }
 
@@ -374,6 +410,18 @@ mod tests {
         assert!(!ask(&mut s, "").handled);
         assert!(!ask(&mut s, "get colour").handled);
         assert!(!ask(&mut s, "set allscores 1").handled);
+    }
+
+    #[test]
+    fn get_replies_fit_checkerboards_path_buffers() {
+        let mut s = Session::new();
+        let long = format!("set dbpath C:\\{}", "d".repeat(300));
+        assert!(ask(&mut s, &long).handled);
+        assert_eq!(ask(&mut s, "get dbpath"), no(""));
+        let r = ask(&mut s, "get bookfile");
+        assert!(!r.handled && r.text.len() < GET_REPLY_SIZE, "{}", r.text);
+        let r = ask(&mut s, "set check_wld_dir /no/such/folder");
+        assert!(r.handled && r.text.contains("egtb build"), "{}", r.text);
     }
 
     #[test]
