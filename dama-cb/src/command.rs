@@ -56,37 +56,49 @@ const ABOUT: &str = "dama: an engine for Italian draughts (dama italiana)\n\
     set hashsize MiB, set searchthreads N, set book 0..3, set contempt 0..100,\n\
     set seed N, set dbpath FOLDER, set enable_wld 0|1";
 
-const KNOWN: &str = "name, about, help, get gametype, get protocolversion, get movelist FEN, \
-    set gamehist FEN MOVES, get|set hashsize, searchthreads, book, level, contempt, seed, \
-    dbpath, enable_wld";
+const KNOWN: &str = "name, about, get gametype|protocolversion|movelist, \
+    set gamehist, get|set hashsize|searchthreads|book|level|contempt|seed|dbpath|enable_wld";
 
-/// The room CheckerBoard gives some `get` replies (`get dbpath`, `get bookfile`, `get
-/// mtcpath` are read into `MAX_PATH` buffers), NUL included.
-pub const GET_REPLY_SIZE: usize = 260;
+/// The room CheckerBoard gives most replies, NUL included: it reads `name`, `help` and the
+/// paths of `get dbpath`, `get bookfile`, `get mtcpath` into buffers of 256 or `MAX_PATH`
+/// (260) bytes, though the API names 1024.
+pub const SHORT_REPLY_SIZE: usize = 256;
+/// The room of the replies CheckerBoard reads into full buffers (`about`, `get movelist`).
+pub const REPLY_SIZE: usize = 1024;
 
-/// Answers `command`.
+/// Answers `command`, the reply cut to the room CheckerBoard gives it.
 pub fn run(session: &mut Session, command: &str) -> Reply {
     let reply = stateless(command).unwrap_or_else(|| with_state(session, command));
-    if command.split_whitespace().next() == Some("get") && !command.contains("movelist") {
-        return fit_get_reply(reply);
-    }
-    reply
+    fit(command, reply, room(command))
 }
 
-/// A `get` reply cut to fit [`GET_REPLY_SIZE`]; a path that does not fit is not handed back
-/// at all (a cut path would name another folder).
-fn fit_get_reply(reply: Reply) -> Reply {
-    if reply.text.len() < GET_REPLY_SIZE {
+/// The room of `command`'s reply, NUL included.
+pub fn room(command: &str) -> usize {
+    let words: Vec<&str> = command.split_whitespace().take(2).collect();
+    match words.as_slice() {
+        ["about"] | ["get", "movelist"] => REPLY_SIZE,
+        _ => SHORT_REPLY_SIZE,
+    }
+}
+
+/// `command`'s `reply` cut to fit `room` bytes with its NUL. A value asked for with `get`
+/// (a path, a move list) that does not fit whole is not handed back at all: cut, it would
+/// say something else. Other texts are cut.
+pub fn fit(command: &str, reply: Reply, room: usize) -> Reply {
+    if reply.text.len() < room {
         return reply;
     }
-    if reply.handled {
+    if reply.handled && command.split_whitespace().next() == Some("get") {
         return no("");
     }
-    let mut len = GET_REPLY_SIZE - 1;
+    let mut len = room - 1;
     while !reply.text.is_char_boundary(len) {
         len -= 1;
     }
-    no(&reply.text[..len])
+    Reply {
+        handled: reply.handled,
+        text: reply.text[..len].to_string(),
+    }
 }
 
 /// The answer to a command that needs no session (so none waits for a search to end).
@@ -419,7 +431,10 @@ mod tests {
         assert!(ask(&mut s, &long).handled);
         assert_eq!(ask(&mut s, "get dbpath"), no(""));
         let r = ask(&mut s, "get bookfile");
-        assert!(!r.handled && r.text.len() < GET_REPLY_SIZE, "{}", r.text);
+        assert!(!r.handled && r.text.len() < SHORT_REPLY_SIZE, "{}", r.text);
+        let r = ask(&mut s, &format!("set {}", "x".repeat(400)));
+        assert!(!r.handled && r.text.len() < SHORT_REPLY_SIZE, "{}", r.text);
+        assert!(ask(&mut s, "about").text.len() < REPLY_SIZE);
         let r = ask(&mut s, "set check_wld_dir /no/such/folder");
         assert!(r.handled && r.text.contains("egtb build"), "{}", r.text);
     }

@@ -53,9 +53,9 @@ fn with_session<T>(f: impl FnOnce(&mut Session) -> T) -> Result<T, String> {
     })
 }
 
-/// Writes `text` into the C buffer `out` of `size` bytes, cut at a character boundary so that
-/// it ends with a NUL. The last byte is zeroed first, so a reader polling the buffer while it
-/// is written (CheckerBoard's status bar, every 0.1 s) always finds an end.
+/// Writes `text` into the C buffer `out` of `size` bytes, cut at a character boundary, and a
+/// NUL after it: at most `size` bytes are written, and no more than the text and its NUL (a
+/// caller's buffer may be smaller than the API says; the replies are cut to fit beforehand).
 ///
 /// # Safety
 /// `out` is null or valid for writes of `size` bytes.
@@ -69,9 +69,20 @@ unsafe fn write_text(out: *mut c_char, size: usize, text: &str) {
     }
     // SAFETY: the caller promises `size` writable bytes at `out`; `len < size`.
     unsafe {
-        out.add(size - 1).write(0);
         std::ptr::copy_nonoverlapping(text.as_ptr().cast::<c_char>(), out, len);
         out.add(len).write(0);
+    }
+}
+
+/// Zeroes the last byte of the status string, so that CheckerBoard's status bar, which reads
+/// it every 0.1 s while a line is being written over a longer one, always finds an end.
+///
+/// # Safety
+/// `out` is null or valid for writes of [`TEXT_SIZE`] bytes.
+unsafe fn end_status(out: *mut c_char) {
+    if !out.is_null() {
+        // SAFETY: the caller promises TEXT_SIZE writable bytes.
+        unsafe { out.add(TEXT_SIZE - 1).write(0) };
     }
 }
 
@@ -115,8 +126,10 @@ pub unsafe extern "system" fn getmove(
     moreinfo: c_int,
     mv: *mut CbMove,
 ) -> c_int {
+    // SAFETY: `status` is null or 1024 writable bytes (the caller's contract).
+    unsafe { end_status(status) };
     if board.is_null() {
-        // SAFETY: `status` is null or 1024 writable bytes (the caller's contract).
+        // SAFETY: as above.
         unsafe { write_text(status, TEXT_SIZE, "dama: getmove was given no board") };
         return CB_UNKNOWN;
     }
@@ -176,15 +189,16 @@ pub unsafe extern "system" fn enginecommand(command: *const c_char, reply: *mut 
         })
     });
     let answer = match quick {
-        Some(reply) => Ok(reply),
+        Some(reply) => Ok(command::fit(&text, reply, command::room(&text))),
         None => with_session(|s| command::run(s, &text)),
     };
     let (handled, answer) = match answer {
         Ok(r) => (r.handled, r.text),
         Err(why) => (false, why),
     };
-    // SAFETY: the caller's contract.
-    unsafe { write_text(reply, TEXT_SIZE, &answer) };
+    let room = command::room(&text);
+    // SAFETY: the caller's contract; the reply was cut to `room` <= 1024 bytes.
+    unsafe { write_text(reply, room, &answer) };
     c_int::from(handled)
 }
 
@@ -296,9 +310,13 @@ mod tests {
         let mut buf = [1 as c_char; 8];
         // SAFETY: 8 writable bytes.
         unsafe { write_text(buf.as_mut_ptr(), 8, "ééééé") };
-        // 7 bytes of room: three two-byte characters, then the NUL.
+        // 7 bytes of room: three two-byte characters, then the NUL; the last byte untouched.
         assert_eq!(buf[6], 0);
-        assert_eq!(buf[7], 0);
+        assert_eq!(buf[7], 1);
+        let mut buf = [1 as c_char; 8];
+        // SAFETY: 8 writable bytes.
+        unsafe { write_text(buf.as_mut_ptr(), 8, "ab") };
+        assert_eq!(buf[..4], [b'a' as c_char, b'b' as c_char, 0, 1]);
     }
 
     #[test]
