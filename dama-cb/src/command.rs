@@ -118,6 +118,8 @@ pub fn stateless(command: &str) -> Option<Reply> {
 fn with_state(session: &mut Session, command: &str) -> Reply {
     let words: Vec<&str> = command.split_whitespace().collect();
     match words.as_slice() {
+        // Proves the boundary: the panic must come back as a reply, never reach the caller.
+        ["selftest", "panic"] => panic!("self-test panic, caught at the DLL's boundary"),
         ["set", "gamehist", rest @ ..] => gamehist(session, rest),
         ["get", option] => get(session, option),
         ["set", option, value @ ..] if !value.is_empty() => set(session, option, &value.join(" ")),

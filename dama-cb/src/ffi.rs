@@ -306,6 +306,15 @@ mod tests {
     }
 
     #[test]
+    fn a_panic_comes_back_as_a_reply_and_the_engine_goes_on() {
+        let (r, text) = command("selftest panic");
+        assert_eq!(r, 0);
+        assert!(text.contains("internal error"), "{text}");
+        assert_eq!(command("get gametype"), (1, "22".into()));
+        assert_eq!(command("get book"), (1, "2".into()));
+    }
+
+    #[test]
     fn long_texts_are_cut_at_a_character_and_ended() {
         let mut buf = [1 as c_char; 8];
         // SAFETY: 8 writable bytes.

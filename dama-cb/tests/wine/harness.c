@@ -136,6 +136,11 @@ static void identity_checks(void)
     check(r == 1, "set book 1", reply);
     r = command("set level nonsense", reply);
     check(r == 0 && strlen(reply) > 0, "set level nonsense refused", reply);
+    r = command("selftest panic", reply);
+    check(r == 0 && strstr(reply, "internal error") != NULL, "a panic is caught at the boundary",
+          reply);
+    r = command("get gametype", reply);
+    check(r == 1 && strcmp(reply, "22") == 0, "the engine answers after a panic", reply);
     r = command("get dbpath", reply);
     check(r == 1 && strstr(reply, dll_dir) == reply && strstr(reply, "dama-egtb") != NULL,
           "endgame tables looked for in dama-egtb beside the DLL", reply);
