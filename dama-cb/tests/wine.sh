@@ -2,9 +2,10 @@
 # The Windows build tested under Wine: builds dama.dll, dama.exe and dama-engine.exe for
 # x86_64-pc-windows-gnu (dama-cb/build.sh --all), the C harness and the bcryptprimitives
 # stand-in with mingw, then under Wine (Debian's wine64):
-#   1. the harness loads dama.dll as CheckerBoard does, asks its name and game type, feeds it
-#      refused boards, odd times and unknown commands, and plays whole games against itself
-#      at CheckerBoard's time settings, each move checked against the board it returns;
+#   1. the harness loads dama.dll as CheckerBoard does, asks its name and game type, finds the
+#      table files put beside it, feeds it refused boards, odd times, unknown commands and a
+#      panic, and plays whole games against itself at CheckerBoard's time settings, each move
+#      checked against the board it returns;
 #   2. the games it wrote are checked move by move by the native `dama pdn check`;
 #   3. dama.dll plays the native dama-engine through Hub, which checks every move;
 #   4. dama.exe perft gives the native numbers; dama-engine.exe answers a Hub search.
@@ -41,6 +42,9 @@ if ! [ -x "$native_engine" ]; then
     cargo build --release --quiet -p dama-protocol --bin dama-engine
 fi
 
+# Endgame table files beside the DLL, as a user puts them there (3 pieces: a tenth of a second).
+"$native" egtb build --pieces 3 --dir "$test_dir/dama-egtb" >/dev/null 2>&1
+
 export WINEPREFIX="$root/target/wine-prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 if ! [ -f "$WINEPREFIX/system.reg" ]; then
     timeout 300 "$wine" wineboot -i >/dev/null 2>&1 || true
@@ -48,7 +52,8 @@ fi
 cd "$test_dir"
 
 echo "-- the harness: dama.dll as CheckerBoard loads it"
-timeout 900 "$wine" harness.exe dama.dll "$games" games.pdn
+# The self-test panic prints its message (the default hook) before it is caught: no backtrace.
+RUST_BACKTRACE=0 timeout 900 "$wine" harness.exe dama.dll "$games" games.pdn
 
 echo "-- the games, move by move, by the native dama"
 "$native" pdn check games.pdn

@@ -144,6 +144,17 @@ static void identity_checks(void)
     r = command("get dbpath", reply);
     check(r == 1 && strstr(reply, dll_dir) == reply && strstr(reply, "dama-egtb") != NULL,
           "endgame tables looked for in dama-egtb beside the DLL", reply);
+    {
+        char cmd[MAX_PATH + 64];
+        sprintf(cmd, "set check_wld_dir %s\\dama-egtb", dll_dir);
+        r = command(cmd, reply);
+        check(r == 1 && strstr(reply, "files of dama's Italian endgame tables") != NULL,
+              "the table files beside the DLL are found", reply);
+    }
+    r = command("get movelist B:W11,13,19,21:B6,9", reply);
+    check(r == 1 && strstr(reply, "2,6,6,9,25,18,13,5,25,21,5;") != NULL
+              && strstr(reply, "2,6,6,6,22,15,11,5,22,19,5;") != NULL,
+          "get movelist gives the API reference's captures", reply);
     r = enginename(name);
     check(r == 1 && strncmp(name, "dama", 4) == 0, "enginename", name);
 }
