@@ -441,7 +441,7 @@ fn summary(pos: &Position, m: Move, result: &SearchResult, note: &str) -> String
     )
 }
 
-/// Whether `text` (a time in seconds from CheckerBoard) is a usable time: for the tests.
+/// The limits of a request giving only `maxtime` (for the tests).
 #[cfg(test)]
 fn time_of(maxtime: f64) -> Limits {
     limits(&Request {
@@ -551,11 +551,17 @@ mod tests {
     #[test]
     fn no_legal_move_is_a_loss_with_a_message() {
         let mut s = Session::new();
-        // Black's only man on 29 is blocked... Black has no piece at all here.
-        let a = play(&mut s, &request("B:W18:B", 0.05));
-        assert_eq!(a.result, CB_LOSS);
-        assert!(a.text.contains("no legal move"), "{}", a.text);
-        assert_eq!(a.mv, None);
+        // Black has no piece at all; then a black man on 28 blocked by White's on 31 and 32.
+        for fen_text in ["B:W18:B", "B:W31,32:B28"] {
+            let a = play(&mut s, &request(fen_text, 0.05));
+            assert_eq!(a.result, CB_LOSS);
+            assert!(
+                a.text.contains("no legal move: Black has lost"),
+                "{}",
+                a.text
+            );
+            assert_eq!(a.mv, None);
+        }
     }
 
     #[test]
