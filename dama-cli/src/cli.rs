@@ -180,8 +180,9 @@ Plain mode: before each of your moves it prints the board (`w`/`b` men, `W`/`B` 
 empty; as you see it, each row's square names on the right), then, when they apply,
 `capture compulsory: <squares> must capture (<captures>)` and `moves without progress: N/40`,
 then `fen <FEN>` (engine numbers, as every FEN dama reads and writes). Give one move a line
-(Hub or PDN text in the variant's square names), or `level N`; blank lines are ignored. A
-refused move prints `illegal <reason>`; `level N` prints `level N <Name>` (and why a win
+(Hub or PDN text in the variant's square names), or `level N`; blank lines are ignored. A move
+not legal here prints `illegal <reason>`, a line that is not a move (or a level that does not
+exist) `refused <reason>`; `level N` prints `level N <Name>` (and why a win
 counts at a lower level, when it does); the computer's moves print `computer <move>`; the
 end prints `result <1-0|0-1|1/2-1/2> score <points>` (10 points per piece you captured; a
 win adds 100 + 50 x the level, the lowest level played in the game).")]
