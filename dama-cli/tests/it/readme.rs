@@ -275,6 +275,64 @@ fn the_readmes_command_list_names_every_tune_and_pdn_subcommand() {
     }
 }
 
+/// Each crate of the lean build and its features, as `cargo tree` resolves them.
+fn crates_and_features(lean: bool) -> std::collections::BTreeMap<String, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(workspace()).args([
+        "tree",
+        "--offline",
+        "-p",
+        "dama-cli",
+        "-e",
+        "normal,build",
+        "--prefix",
+        "none",
+        "-f",
+        "{p}|{f}",
+    ]);
+    if lean {
+        cmd.arg("--no-default-features");
+    }
+    let out = cmd.output().expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.trim_end_matches(" (*)").split_once('|'))
+        .map(|(p, f)| (p.replace(" (proc-macro)", ""), f.to_string()))
+        .collect()
+}
+
+/// The README's two build commands share their work: every crate of the lean build
+/// (`--no-default-features`, the `play` line) has the same features in the full build (the
+/// `serve` line), so the second compiles only what the web server and the PNG renderer add.
+#[test]
+fn the_lean_build_shares_the_full_builds_crates() {
+    let lean = crates_and_features(true);
+    let full = crates_and_features(false);
+    assert!(
+        lean.len() > 50 && full.len() > lean.len(),
+        "{} {}",
+        lean.len(),
+        full.len()
+    );
+    let differ: Vec<String> = lean
+        .iter()
+        .filter(|(p, _)| !p.starts_with("dama-cli "))
+        .filter(|(p, f)| full.get(*p) != Some(f))
+        .map(|(p, f)| format!("{p}: [{f}] lean, [{}] full", full.get(p).map_or("-", |s| s)))
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "features that differ (give dama-cli's lean build the full build's):\n{}",
+        differ.join("\n")
+    );
+}
+
 #[test]
 fn the_matcher_elides_lines_and_text_and_nothing_else() {
     let e = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
