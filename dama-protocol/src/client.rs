@@ -3,7 +3,8 @@
 //! [`HubClient`] does the handshake, sends positions and limits and reads `info` and `done`
 //! with deadlines; an engine that exits, hangs or answers nonsense gives an [`Error`], never a
 //! hang of ours (a hung engine gets `stop`, then is killed after a grace period).
-//! [`HubPlayer`] wraps it as a [`Player`] for matches.
+//! [`HubPlayer`] keeps one running for a series of games, as a match player does (the
+//! match runner's `Player` trait is `dama-lab`'s; the `dama` command joins the two).
 //!
 //! ```no_run
 //! use dama_protocol::client::{ClientConfig, HubClient};
@@ -25,7 +26,6 @@ use std::time::{Duration, Instant};
 
 use dama_rules::notation::{hub, parse_move, MoveFormat};
 use dama_rules::{Game, Move, Position, Variant};
-use dama_search::matches::Player;
 use dama_search::{Limits, TimeControl};
 
 use crate::error::{excerpt, Error};
@@ -432,8 +432,9 @@ pub fn level_line(limits: &Limits) -> String {
     line
 }
 
-/// Any Hub engine as a match [`Player`]: launched as a game begins (and again at a move
-/// after a failure), told the variant, asked for each move with the full game since its start.
+/// Any Hub engine as a player of a series of games: launched as a game begins (and again at
+/// a move after a failure), told the variant, asked for each move with the full game since
+/// its start. `dama match` plays it through `dama-lab`'s `Player` trait.
 pub struct HubPlayer {
     config: ClientConfig,
     limits: Limits,
@@ -495,36 +496,38 @@ impl HubPlayer {
                 why: e.to_string(),
             })
     }
-}
 
-impl Player for HubPlayer {
-    fn name(&self) -> String {
+    /// The name it was given, for game records.
+    pub fn name(&self) -> String {
         self.label.clone()
     }
 
-    fn new_game(&mut self) {
+    /// A new game starts: the engine is told so, or launched (before the game, so not on
+    /// its clock; a failure to launch shows at the first move, which tries again).
+    pub fn new_game(&mut self) {
         if let Some(c) = &mut self.client {
             if c.new_game().is_err() {
                 self.client = None;
             }
         }
-        // Launched before the game, not on its clock; a failure shows at the first move,
-        // which tries again.
         if self.client.is_none() {
             self.client = HubClient::launch(&self.config).ok();
             self.variant = None;
         }
     }
 
-    fn set_clock(&mut self, clock: dama_search::Clock) {
+    /// From now on, moves are searched on `clock` (the player's time left, this move's
+    /// increment added) in place of the time limit it was made with.
+    pub fn set_clock(&mut self, clock: dama_search::Clock) {
         self.limits.time = TimeControl::Clock(clock);
     }
 
-    fn choose(&mut self, game: &Game) -> Result<Move, String> {
-        self.ask(game).map_err(|e| {
-            // Whatever went wrong, the next game starts with a fresh process.
-            self.client = None;
-            e.to_string()
-        })
+    /// The engine's move in `game`, which is not over.
+    ///
+    /// # Errors
+    /// Whatever went wrong: the engine could not start, exited, hung or answered a move
+    /// that is not legal. The next game then starts with a fresh process.
+    pub fn choose(&mut self, game: &Game) -> Result<Move, Error> {
+        self.ask(game).inspect_err(|_| self.client = None)
     }
 }

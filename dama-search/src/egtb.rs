@@ -19,10 +19,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use dama_egtb::{Material, Memory, Placement, Tables, Value};
+use dama_egtb::{Material, Memory, Placement, Tables};
 
 /// The default directory of the table files: `$DAMA_EGTB`, else `~/.cache/dama/egtb`.
 pub use dama_egtb::default_dir;
+/// A table's value of a position, what [`Endgames::probe`] answers.
+pub use dama_egtb::Value;
 use dama_rules::{Move, Position, Rules, Variant};
 
 /// Classes of at most this many pieces are built in memory when no file has them.
@@ -432,8 +434,36 @@ fn build_dtw_in_memory<R: Rules>(m: Material) {
     });
 }
 
-/// Runs `build` on the canonical class of `m` on a thread of its own at nice 19, unless
-/// `asked` (by variant slot) says it was started already.
+/// Whether class builds wait in [`DEFERRED`] for [`build_deferred`] instead of running on
+/// threads of their own.
+static DEFER: AtomicBool = AtomicBool::new(false);
+
+/// The class builds asked for while [`DEFER`] is set: each class and how to build it.
+type Deferred = (Material, fn(Material) -> bool);
+static DEFERRED: std::sync::Mutex<Vec<Deferred>> = std::sync::Mutex::new(Vec::new());
+
+/// For a host without threads (WebAssembly in a browser): the in-memory classes that a search
+/// on the clock asks for (and never waits for) are queued, not built on threads of their own,
+/// until [`build_deferred`] builds them, between searches. Process-wide; off by default.
+pub fn defer_builds(on: bool) {
+    DEFER.store(on, Ordering::Relaxed);
+}
+
+/// Builds the in-memory classes queued while [`defer_builds`] is on (each a few milliseconds
+/// to a few seconds) and returns how many: a host calls it while nothing else waits (between
+/// the computer's move and the player's), as a thread would have built them meanwhile.
+pub fn build_deferred() -> usize {
+    let jobs = std::mem::take(&mut *DEFERRED.lock().unwrap_or_else(|e| e.into_inner()));
+    for &(c, build) in &jobs {
+        if !build(c) {
+            tracing::warn!("endgame table {c} not built");
+        }
+    }
+    jobs.len()
+}
+
+/// Runs `build` on the canonical class of `m` on a thread of its own at nice 19 (or queues it,
+/// see [`defer_builds`]), unless `asked` (by variant slot) says it was started already.
 fn build_once(
     asked: &'static std::sync::Mutex<Vec<(usize, Material)>>,
     variant: usize,
@@ -448,6 +478,13 @@ fn build_once(
             return;
         }
         asked.push((variant, c));
+    }
+    if DEFER.load(Ordering::Relaxed) {
+        DEFERRED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((c, build));
+        return;
     }
     let spawned = std::thread::Builder::new()
         .name(name.into())

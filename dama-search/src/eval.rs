@@ -7,7 +7,7 @@
 //! score the same for the side to move by construction. The patterns are symmetric by the
 //! way their tables are tied (see [`crate::pattern`]). Each pattern weight has a middle-game
 //! and an endgame value, blended by [`phase`]. The features are public (see [`features`]) so
-//! that the weights can be fitted to game results (`dama tune fit`, [`crate::tune`]).
+//! that the weights can be fitted to game results (`dama tune fit`, `dama_lab::tune`).
 
 use dama_rules::{Position, Rules, Variant};
 

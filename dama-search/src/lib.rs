@@ -1,6 +1,11 @@
-//! Search for dama: iterative deepening principal-variation alpha-beta with a transposition
-//! table, an evaluation per variant, time management, multi-PV, Lazy-SMP threads, and the
-//! five levels of the original game (Novice, Easy, Normal, Strong, Hard).
+//! The engine of dama: iterative deepening principal-variation alpha-beta with a
+//! transposition table, an evaluation per variant (hand-set, fitted patterns, or the
+//! network's inference), time management, multi-PV, Lazy-SMP threads, the five levels of the
+//! original game (Novice, Easy, Normal, Strong, Hard), the opening book read and played from,
+//! and the endgame tables probed. It is what a program embedding the engine needs (the Hub
+//! front end, the game, the Python package, the WebAssembly build), and nothing else: the
+//! laboratory that made and measures it (matches, the SPRT, self-play samples, tuning,
+//! training, building the book) is the crate `dama-lab`, which depends on this one.
 //!
 //! From a FEN to a best move:
 //!
@@ -20,6 +25,11 @@
 
 #![warn(missing_docs)]
 
+/// The README's example, run as a doctest so that it cannot drift from the crate.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 mod alphabeta;
 pub mod bench;
 pub mod book;
@@ -29,16 +39,12 @@ pub mod eval;
 mod iterate;
 mod level;
 mod limits;
-pub mod matches;
 pub mod nnue;
 mod ordering;
 pub mod pattern;
 mod score;
-pub mod sprt;
 mod time;
-pub mod train;
 mod tt;
-pub mod tune;
 pub mod weights;
 
 use std::sync::Arc;
@@ -106,20 +112,6 @@ pub enum Error {
     /// An evaluation weights file that cannot be used (see [`weights`]).
     #[error("bad weights file: {why}")]
     BadWeights {
-        /// What is wrong, and what was expected.
-        why: String,
-    },
-    /// A self-play sample file that cannot be read (see [`tune`]).
-    #[error("bad sample file: {why}")]
-    BadSamples {
-        /// What is wrong, where, and what was expected.
-        why: String,
-    },
-    /// A sequential probability ratio test that cannot be run (see [`sprt`]).
-    #[error("bad SPRT \"{text}\": {why}")]
-    BadSprt {
-        /// The test as given (an excerpt if long).
-        text: String,
         /// What is wrong, and what was expected.
         why: String,
     },

@@ -161,8 +161,32 @@ impl Accumulator {
 }
 
 impl Network {
+    /// A network of these weights (the trainer's quantized net, a file's contents), with
+    /// the byte copy of the tail ([`Network::tail8_of`]) made here. The ranges are not
+    /// checked ([`Network::from_bytes`] checks them).
+    pub fn new(
+        variant: Variant,
+        w1: Box<[[i16; HIDDEN]; INPUTS]>,
+        b1: [i16; HIDDEN],
+        w2: Box<[[i16; 2 * HIDDEN]; TAIL]>,
+        b2: [i32; TAIL],
+        w3: [i32; TAIL],
+        b3: i32,
+    ) -> Network {
+        Network {
+            variant,
+            w1,
+            b1,
+            tail8: Network::tail8_of(&w2),
+            w2,
+            b2,
+            w3,
+            b3,
+        }
+    }
+
     /// The tail weights as bytes, when every one is within ±[`TAIL8_MAX`] (`None` otherwise:
-    /// the AVX2 path then multiplies `i16`). Build a [`Network`] with this as its `tail8`.
+    /// the AVX2 path then multiplies `i16`); [`Network::new`] keeps them.
     pub fn tail8_of(w2: &[[i16; 2 * HIDDEN]; TAIL]) -> Option<Box<[[i8; 2 * HIDDEN]; TAIL]>> {
         if w2.iter().flatten().any(|w| w.abs() > TAIL8_MAX) {
             return None;
@@ -689,16 +713,7 @@ impl Network {
         let mut w3 = [0i32; TAIL];
         w3.iter_mut().for_each(|v| *v = int());
         let b3 = int();
-        let net = Network {
-            variant,
-            w1,
-            b1,
-            tail8: Network::tail8_of(&w2),
-            w2,
-            b2,
-            w3,
-            b3,
-        };
+        let net = Network::new(variant, w1, b1, w2, b2, w3, b3);
         net.check_range().map_err(bad)?;
         Ok(net)
     }
@@ -868,16 +883,15 @@ mod tests {
         w2.iter_mut()
             .flatten()
             .for_each(|v| *v = rng.random_range(-span..=span));
-        Network {
-            variant: Variant::Italian,
+        Network::new(
+            Variant::Italian,
             w1,
             b1,
-            tail8: Network::tail8_of(&w2),
             w2,
-            b2: std::array::from_fn(|_| rng.random_range(-100_000..100_000)),
-            w3: std::array::from_fn(|_| rng.random_range(-500..500)),
-            b3: rng.random_range(-5_000..5_000),
-        }
+            std::array::from_fn(|_| rng.random_range(-100_000..100_000)),
+            std::array::from_fn(|_| rng.random_range(-500..500)),
+            rng.random_range(-5_000..5_000),
+        )
     }
 
     fn random_game_positions(seed: u64, plies: usize) -> Vec<Position> {

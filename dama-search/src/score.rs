@@ -41,6 +41,10 @@ impl Score {
     /// wins at a known distance (90 to 100 men), whatever the weights or the network say.
     pub const EVAL_MAX: Score = Score(5_000);
 
+    /// An endgame table's win at distance 0 to conversion, the best table win (the
+    /// self-play samples of `dama-lab` label a table win with it).
+    pub const TABLE_WIN: Score = Score(TABLE_WIN);
+
     /// A win in `plies` plies.
     pub const fn win_in(plies: u32) -> Score {
         Score(WIN - plies as i32)

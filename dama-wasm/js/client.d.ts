@@ -25,6 +25,8 @@ export class DamaWorker {
   explain(game: Game, what: { move: string }): Promise<ExplainMoveAnswer>;
   play(request: PlayRequest, onProgress?: (info: Info) => void): Promise<SearchAnswer | StoppedAnswer>;
   analyse(request: AnalyseRequest, onProgress?: (info: Info) => void): Promise<SearchAnswer | StoppedAnswer>;
+  /** Builds the endgame classes the searches on the clock asked for; resolves with how many. */
+  buildTables(): Promise<number>;
   /** Ends the searches under way at once (each resolves with its last line). */
   stop(): void;
   /** Ends the worker (a hidden tab); the next request starts a fresh one. */

@@ -43,7 +43,7 @@ export class DamaWorker {
     const job = this.pending.get(data.id);
     if (!job) return;
     if (data.info) {
-      job.last = data.info;
+      if (data.info.pv) job.last = data.info;
       if (job.onProgress) job.onProgress(data.info);
       return;
     }
@@ -81,6 +81,11 @@ export class DamaWorker {
 
   analyse(request, onProgress) {
     return this.call({ cmd: 'analyse', ...request }, onProgress);
+  }
+
+  /** Builds the endgame classes the searches asked for (see Dama.buildTables). */
+  buildTables() {
+    return this.call({ cmd: 'tables' }).then((r) => r.built);
   }
 
   /**

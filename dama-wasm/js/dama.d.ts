@@ -44,6 +44,11 @@ export interface ExplainMoveAnswer {
   why?: string;
 }
 
+/** An analysis's first progress where the endgame tables cover the position. */
+export interface TableInfo {
+  table: { result: 'win' | 'draw' | 'loss'; plies: number | null };
+}
+
 /** One completed iteration of a search (each line of a multi-PV one). */
 export interface Info {
   depth: number;
@@ -51,12 +56,23 @@ export interface Info {
   multipv: number;
   /** In men for the side to move; wins are ±100 less a hundredth a ply, table wins ±90. */
   score: number;
+  /** The score in hundredths of a man (wins and losses: the engine's own large values). */
+  cp: number;
   /** "+0.35", "win in 7", "table win, 12 to conversion". */
   score_text: string;
   nodes: number;
   nps: number;
   ms: number;
   pv: string[];
+  /** The first move's texts, arrow and landing path, and the line in both notations. */
+  line: {
+    move: string;
+    text: string;
+    arrow: [number, number];
+    path: number[];
+    pv: string[];
+    pv_text: string[];
+  } | null;
 }
 
 export interface Line {
@@ -136,7 +152,9 @@ export class Dama {
   perft(game: Game, depth: number): number;
   bench(depth?: number): BenchAnswer;
   play(request: PlayRequest, onProgress?: (info: Info) => void): SearchAnswer;
-  analyse(request: AnalyseRequest, onProgress?: (info: Info) => void): SearchAnswer;
+  analyse(request: AnalyseRequest, onProgress?: (info: Info | TableInfo) => void): SearchAnswer;
+  /** Builds the endgame classes the searches on the clock asked for; returns how many. */
+  buildTables(): number;
   newGame(): Record<string, never>;
   options(options: { hash_mib?: number }): { hash_mib: number };
 }

@@ -124,6 +124,15 @@ export class Dama {
     return this.call({ cmd: 'analyse', ...request }, onProgress);
   }
 
+  /**
+   * Builds the endgame classes that searches on the clock asked for (the module has no
+   * thread to build them meanwhile): call it while nothing waits, e.g. after the computer's
+   * move. Returns how many were built.
+   */
+  buildTables() {
+    return this.call({ cmd: 'tables' }).built;
+  }
+
   /** Forgets what the table learnt (a new game). */
   newGame() {
     return this.call({ cmd: 'new-game' });

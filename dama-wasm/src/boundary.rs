@@ -88,6 +88,9 @@ fn guarded(f: impl FnOnce(&mut Session) -> String) -> String {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
         dama_search::set_host_clock(host_clock);
+        // No threads: the endgame classes a search on the clock needs wait for the `tables`
+        // request, which the page sends between moves.
+        dama_search::egtb::defer_builds(true);
         std::panic::set_hook(Box::new(|info| {
             PANIC.with(|p| *p.borrow_mut() = info.to_string());
         }));

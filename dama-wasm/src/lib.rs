@@ -100,6 +100,7 @@ impl Session {
             "bench" => Ok(self.bench(r.depth_or(14)?, r.knobs()?)),
             "play" => self.play(r, progress),
             "analyse" | "analyze" => self.analyse(r, progress),
+            "tables" => Ok(json!({ "built": dama_search::egtb::build_deferred() })),
             "new-game" => {
                 self.engine.clear();
                 Ok(json!({}))
@@ -107,7 +108,7 @@ impl Session {
             "options" => self.options(r),
             other => Err(format!(
                 "unknown command \"{}\": expected version, moves, fen, explain, perft, bench, \
-                 play, analyse, new-game or options",
+                 play, analyse, tables, new-game or options",
                 request::excerpt(other)
             )),
         }
@@ -192,6 +193,11 @@ impl Session {
             .ok_or("an analysis needs a limit: depth, nodes or time_ms")?;
         self.engine.set_multipv(r.multipv()?);
         self.engine.set_knobs(r.knobs()?);
+        // The tables' verdict first, where they cover the position (as dama serve's live
+        // analysis sends it).
+        if let Some(table) = table_json(&self.engine, &game) {
+            progress(&json!({ "table": table }).to_string());
+        }
         let variant = game.variant();
         let pos = *game.position();
         let mut on_info = |info: &Info| progress(&info_json(variant, &pos, info).to_string());
@@ -313,18 +319,72 @@ fn perft(r: &Request) -> Result<Value, String> {
     Ok(json!({ "depth": depth, "nodes": nodes }))
 }
 
-/// One completed iteration, for `progress`.
+/// The endgame tables' value of the game's position for the side to move, where they cover
+/// it: `result` (`win`, `draw`, `loss`) and `plies` to the next conversion.
+fn table_json(engine: &Engine, game: &Game) -> Option<Value> {
+    let variant = game.variant();
+    let pos = game.position();
+    let tables = engine.endgames();
+    if !tables.may_cover(variant, pos.occupied().count()) {
+        return None;
+    }
+    let value = dama_rules::with_rules!(variant, R => tables.probe::<R>(pos))?;
+    Some(match value {
+        dama_egtb::Value::Win(d) => json!({ "result": "win", "plies": d }),
+        dama_egtb::Value::Loss(d) => json!({ "result": "loss", "plies": d }),
+        dama_egtb::Value::Draw => json!({ "result": "draw", "plies": null }),
+    })
+}
+
+/// One completed iteration, for `progress`: as `dama serve`'s live analysis sends it, with
+/// `line` the first move's texts, its arrow and landing path, and the line in both notations.
 fn info_json(variant: Variant, pos: &Position, info: &Info) -> Value {
     json!({
         "depth": info.depth,
         "seldepth": info.seldepth,
         "multipv": info.multipv,
         "score": info.score.men(),
+        "cp": info.score.0,
         "score_text": info.score.to_string(),
         "nodes": info.nodes,
         "nps": info.nps,
         "ms": info.time.as_secs_f64() * 1000.0,
         "pv": pv_texts(variant, pos, &info.pv),
+        "line": line_json(variant, pos, &info.pv),
+    })
+}
+
+/// A line's first move (Hub and the variant's text, the arrow from its start to its end,
+/// its start and landing squares) and the line in Hub and the variant's texts.
+fn line_json(variant: Variant, pos: &Position, pv: &[Move]) -> Value {
+    let Some(&first) = pv.first() else {
+        return Value::Null;
+    };
+    let mut game = Game::from_position(variant, *pos);
+    let (mut hub, mut text) = (Vec::new(), Vec::new());
+    for &m in pv {
+        let before = *game.position();
+        if game.play(m).is_err() {
+            break;
+        }
+        hub.push(m.to_string());
+        text.push(pdn_move_for(variant, &before, m));
+    }
+    let landings = dama_rules::with_rules!(variant, R => pos.capture_paths::<R>(first))
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| vec![first.to()]);
+    let path: Vec<u8> = std::iter::once(first.from())
+        .chain(landings)
+        .map(Square::number)
+        .collect();
+    json!({
+        "move": hub.first(),
+        "text": text.first(),
+        "arrow": [first.from().number(), first.to().number()],
+        "path": path,
+        "pv": hub,
+        "pv_text": text,
     })
 }
 
@@ -352,6 +412,7 @@ fn result_json(game: &Game, r: &SearchResult) -> Value {
             json!({
                 "move": l.mv.to_string(),
                 "score": l.score.men(),
+                "cp": l.score.0,
                 "score_text": l.score.to_string(),
                 "pv": pv_texts(variant, pos, &l.pv),
             })

@@ -9,7 +9,7 @@ use dama_search::{Level, Limits};
 use serde_json::{Map, Value};
 
 /// The fields each command takes (besides `cmd`).
-const FIELDS: [(&str, &[&str]); 11] = [
+const FIELDS: [(&str, &[&str]); 12] = [
     ("version", &[]),
     ("moves", &["variant", "fen", "moves"]),
     ("fen", &["variant", "fen", "moves"]),
@@ -35,6 +35,7 @@ const FIELDS: [(&str, &[&str]); 11] = [
         ],
     ),
     ("new-game", &[]),
+    ("tables", &[]),
     ("options", &["hash_mib"]),
 ];
 

@@ -185,3 +185,19 @@ fn an_analysis_reports_every_depth_and_its_lines() {
         .iter()
         .all(|i| !i["pv"].as_array().unwrap().is_empty()));
 }
+
+#[test]
+fn an_analysis_of_a_table_position_says_the_tables_verdict_first() {
+    let mut s = Session::new();
+    let mut first = None;
+    let answer = s.handle(
+        r#"{"cmd":"analyse","depth":3,"fen":"W:WK18,22:BK29"}"#,
+        &mut |line| {
+            first.get_or_insert_with(|| serde_json::from_str::<Value>(line).unwrap());
+        },
+    );
+    assert!(answer.starts_with(r#"{"ok":"#), "{answer}");
+    let first = first.expect("progress");
+    assert_eq!(first["table"]["result"], "win", "{first}");
+    assert!(first["table"]["plies"].as_u64().is_some(), "{first}");
+}

@@ -179,3 +179,65 @@ test('the worker API answers, reports progress, and stop ends a search at once',
   assert.ok(again.best.move);
   worker.stop();
 });
+
+test('a search on the clock queues the endgame classes it needs; `tables` builds them', () => {
+  // 2K v 1K, a win the tables play at once (one node) when they have it. The classes may be
+  // built already by an earlier test of this module's instance: then nothing is queued.
+  const game = { fen: 'W:WK1,K3:BK29' };
+  const first = engine.play({ level: 'hard', ...game, time_ms: 200 });
+  let built = 0;
+  for (let i = 0; i < 10; i++) {
+    const n = engine.buildTables();
+    if (n === 0) break;
+    built += n;
+    engine.play({ level: 'hard', ...game, time_ms: 200 });
+  }
+  const after = engine.play({ level: 'hard', ...game, time_ms: 200 });
+  assert.ok(first.nodes > 1 || built === 0, JSON.stringify(first));
+  assert.equal(after.nodes, 1, JSON.stringify(after));
+  assert.equal(after.depth, 1);
+  assert.match(after.score_text, /^win in/);
+});
+
+test("the CLI's edge values in every field: an Error quoting them, never a trap", () => {
+  // The values of dama-cli's edge test (tests/it/cli.rs), as text and, where JSON has them, as
+  // numbers; NaN and infinities become null in JSON, which is "not given".
+  const texts = ['99999999999999999999', '1e308', '-1', 'NaN', 'inf', '', ' ',
+    '999999999999999999999999999999x/0', '\uFFFD\uFFFE'];
+  const numbers = [99999999999999999999, 1e308, -1, 0.5, NaN, Infinity];
+  const fields = {
+    moves: ['variant', 'fen', 'moves'],
+    explain: ['variant', 'fen', 'moves', 'square', 'move'],
+    perft: ['variant', 'fen', 'depth'],
+    bench: ['depth'],
+    play: ['variant', 'fen', 'moves', 'level', 'seed', 'depth', 'nodes', 'time_ms'],
+    analyse: ['variant', 'fen', 'moves', 'depth', 'nodes', 'time_ms', 'multipv'],
+    options: ['hash_mib'],
+  };
+  // What each command needs besides the field under test, kept quick.
+  const base = {
+    explain: { square: 22 }, perft: { depth: 1 }, bench: { depth: 1 },
+    play: { level: 'novice' }, analyse: { depth: 1 },
+  };
+  let refused = 0;
+  for (const [cmd, names] of Object.entries(fields)) {
+    for (const name of names) {
+      for (const v of [...texts, ...numbers]) {
+        const request = { cmd, ...(base[cmd] || {}), [name]: v };
+        try {
+          engine.call(request);
+        } catch (e) {
+          refused += 1;
+          assert.ok(!/restarted/.test(e.message), `${JSON.stringify(request)}: ${e.message}`);
+          const shown = typeof v === 'string' ? v.trim() : JSON.stringify(v);
+          if (typeof v === 'string' && shown && !/\uFFFD/.test(v)) {
+            assert.ok(e.message.includes(shown) || e.message.includes(JSON.stringify(v)),
+              `${JSON.stringify(request)}: the error does not quote it: ${e.message}`);
+          }
+        }
+      }
+    }
+  }
+  assert.ok(refused > 100, `only ${refused} refused`);
+  assert.equal(engine.moves().moves.length, 7);
+});

@@ -17,11 +17,11 @@
 //! | `GET /api/preview?variant=&level=` | | a new computer game as it looks before the first move, stored nowhere (`id` empty), with `targets` (per square of the player's pieces, what `.../targets` would answer): the page shows it and creates the game with the first move |
 //! | `GET /api/games/{id}` | | the game |
 //! | `GET /api/games/{id}/events?after=N` | | Server-Sent Events: each move after the N-th |
-//! | `DELETE /api/games/{id}` | | 204 |
+//! | `DELETE /api/games/{id}` | | 204 (a computer game's owner, a pass game's seat; a friend game is deleted by no one) |
 //! | `GET /api/games/{id}/targets?square=N` | | the piece's moves, or the reason it has none; `kings_refused`: the squares a man may not go to because it would capture a king there (Italian), each with the king (`to`, `king`) |
 //! | `POST /api/games/{id}/move` | `{"path": [from, landing, ...]}` or `{"move": "22-18"}` | the game and the move played |
-//! | `POST /api/games/{id}/reply` | | the game after the computer's move, and that move |
-//! | `POST /api/games/{id}/level` | `{"level": "easy"}` or `{"level": 2}` | the game |
+//! | `POST /api/games/{id}/reply` | `{"move"?}` | the game after the computer's move, and that move: searched here, or, with `move`, the move the player's browser searched (the engine in WebAssembly), checked and recorded with no search |
+//! | `POST /api/games/{id}/level` | `{"level": "easy"}` or `{"level": 2}` | the game (a computer game only) |
 //! | `POST /api/games/{id}/resign` | | a friend game: the seat's side resigns |
 //! | `POST /api/games/{id}/draw` | `{"action": "offer" \| "accept" \| "decline"}` | a friend game: a draw offered to the other seat, accepted or declined (`draw_offer` in the game) |
 //! | `POST /api/games/{id}/rematch` | | a finished friend game: the same start again, colours swapped; each seat's new address in `rematch_url` (pushed to the other seat as a `state` event) |
@@ -42,16 +42,30 @@
 //! pass-and-play game with `white_url` (one seat that plays both sides) and `watch_url`. A
 //! seat is its secret (the page takes it from its address): a move, a selection, a level
 //! change or a deletion without a seat of the game is refused with 403, a move out of the
-//! seat's turn with 409. Each committed move is pushed to `GET .../events`, with the number
+//! seat's turn with 409. A friend game belongs to both seats: neither may delete it (403
+//! `shared_game`; it ends by its result, a resignation or an agreed draw, and is forgotten
+//! when untouched), and it has no level to change (409 `not_a_computer_game`, as a
+//! pass-and-play game). Each committed move is pushed to `GET .../events`, with the number
 //! of moves so far as the event's id: a client that reconnects with `Last-Event-ID` (or
 //! `?after=N`) gets every move after that one, once.
 //!
 //! A change is answered only once it is committed to the database.
 //!
+//! A request that changes something (`POST`, `DELETE`) is taken only from this server's own
+//! page: one whose `Origin` names another host than the request's `Host` (behind
+//! `--trust-proxy`, the `X-Forwarded-Host` if the proxy sets one), or without `Origin` whose
+//! `Sec-Fetch-Site` is `cross-site` or `same-site`, is refused with 403 `other_site`; a
+//! program that sends neither header is taken. Its body, if any, must be sent as
+//! `Content-Type: application/json`, else 415 `not_json`: another site's page can send a
+//! `text/plain` body without asking the browser's permission, never a JSON one. Live
+//! analysis (`GET /api/analysis`), which searches, is refused to other sites' pages too.
+//!
 //! Errors are JSON, `{"error": {"code", "message", "reason"?}}`, with a 4xx status naming
-//! the problem: 400 malformed request, 403 not a player of this game (no seat or owner secret), 404 unknown game or route,
+//! the problem: 400 malformed request, 403 not a player of this game (no seat or owner secret)
+//! or a request from another site's page, 404 unknown game or route,
 //! 405 wrong method, 409 not the moment (the computer's turn, the game is over, the
-//! computer is thinking), 413 body too large, 422 an illegal move (with the rules' reason)
+//! computer is thinking), 413 body too large, 415 a body that is not JSON, 422 an illegal
+//! move (with the rules' reason)
 //! or a PDN the reader refuses (its message, and `line` and `column`),
 //! 429 too many requests from one address (with `Retry-After`), 503 too many live games or
 //! the database refused a write, or no analysis slot came free in time.
@@ -61,10 +75,10 @@
 //! `bad_path`, `bad_pdn`, `bad_request`, `bad_seed`, `bad_square`, `bad_variant`,
 //! `body_timeout`, `body_too_large`, `busy`, `computer_thinking`, `game_not_over`, `game_over`,
 //! `illegal_move`, `internal`, `malformed_json`, `malformed_move`, `method_not_allowed`,
-//! `no_offer`, `not_a_friend_game`, `not_a_player`, `not_computer_turn`, `not_found`,
-//! `not_your_turn`, `offer_pending`, `rate_limited`, `stopping`, `storage`, `too_long`,
-//! `too_many_games`, `too_many_streams`, `unknown_field`, `unknown_game`. The page shows each
-//! in its language (a code it does not know, by `message`); `message` is English and may
+//! `no_offer`, `not_a_computer_game`, `not_a_friend_game`, `not_a_player`, `not_computer_turn`,
+//! `not_found`, `not_json`, `not_your_turn`, `offer_pending`, `other_site`, `rate_limited`,
+//! `shared_game`, `stopping`, `storage`, `too_long`, `too_many_games`, `too_many_streams`, `unknown_field`,
+//! `unknown_game`. The page shows each in its language (a code it does not know, by `message`); `message` is English and may
 //! change.
 
 use std::sync::Arc;
@@ -124,6 +138,10 @@ pub fn router(state: Arc<State>) -> Router {
             guard::refuse_announced_large_bodies,
         ))
         .layer(axum::middleware::from_fn(guard::player_cookie))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&state),
+            guard::refuse_other_sites,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&state),
             guard::count_requests,

@@ -19,8 +19,8 @@ use super::error::ApiError;
 use super::guard::Player;
 use super::moves::{piece_view, TargetsView};
 use super::request::{
-    body_object, commit, find, found, game_id, level_of, limited, ok, shown, undo_point,
-    unknown_game, variant_of,
+    body_object, commit, duration_text, find, found, game_id, level_of, limited, ok, shown,
+    undo_point, unknown_game, variant_of,
 };
 use super::seats::{a_player, seat_secret};
 use super::state::{AxState, State};
@@ -171,6 +171,17 @@ pub(crate) async fn forget(
     {
         let entry = game.lock().await;
         a_player(&entry, entry.seat(seat_secret(&headers)))?;
+        if entry.kind == Kind::Friend {
+            return Err(ApiError::forbidden(
+                "shared_game",
+                format!(
+                    "a game between friends belongs to both seats: neither deletes it; it ends \
+                     by its result, a resignation or an agreed draw, and is forgotten after {} \
+                     untouched",
+                    duration_text(state.store.keep().as_secs())
+                ),
+            ));
+        }
     }
     drop(game);
     if state
@@ -204,6 +215,13 @@ pub(crate) async fn set_level(
     let mut entry = game.lock().await;
     let seat = entry.seat(seat_secret(&headers));
     a_player(&entry, seat)?;
+    if entry.kind != Kind::Computer {
+        return Err(ApiError::conflict(
+            "not_a_computer_game",
+            "only a game against the computer has a level: a game between people has none to \
+             change",
+        ));
+    }
     let undo = undo_point(&entry);
     entry.model.set_level(level);
     commit(&state, id, &mut entry, undo).await?;

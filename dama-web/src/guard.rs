@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, MatchedPath, Request};
-use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use governor::clock::{Clock, DefaultClock};
@@ -22,7 +22,7 @@ use crate::state::State;
 /// Nothing but this server's own files may load, no inline script or style, and no other
 /// site may frame the page.
 pub const POLICY: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; \
-                          script-src 'self'; connect-src 'self'; frame-ancestors 'none'; \
+                          script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; frame-ancestors 'none'; \
                           base-uri 'none'; form-action 'self'";
 
 /// The security headers every answer carries, as tower-http layers.
@@ -177,6 +177,133 @@ pub async fn refuse_announced_large_bodies(req: Request, next: Next) -> Response
     }
 }
 
+/// Refuses a request that changes something (any method but `GET`, `HEAD` and `OPTIONS`)
+/// when another site's page sent it, or when its body is not JSON: a page elsewhere may make
+/// a visitor's browser send a `text/plain` or form body with no question asked (no CORS
+/// preflight), and would spend the visitor's rate limits and this server's CPU. Requests
+/// with neither `Origin` nor `Sec-Fetch-Site` (programs, not browsers) pass the first test.
+/// Live analysis (`GET /api/analysis`) changes nothing but searches: another site's page
+/// may not start it either (an `EventSource` there would).
+pub async fn refuse_other_sites(
+    axum::extract::State(state): axum::extract::State<Arc<State>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+        if req.uri().path() == "/api/analysis" {
+            if let Err(err) = from_this_site(req.headers(), state.trust_proxy) {
+                return err.into_response();
+            }
+        }
+        return next.run(req).await;
+    }
+    let checked =
+        from_this_site(req.headers(), state.trust_proxy).and_then(|()| json_body(req.headers()));
+    match checked {
+        Ok(()) => next.run(req).await,
+        Err(err) => err.into_response(),
+    }
+}
+
+/// The header's value as text, if it has one.
+fn text<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).map(|v| v.to_str().unwrap_or("?").trim())
+}
+
+/// `host[:port]` as a browser writes it for `scheme`: without the scheme's default port.
+fn without_default_port<'a>(authority: &'a str, scheme: &str) -> &'a str {
+    let default = match scheme {
+        "http" | "ws" => ":80",
+        "https" | "wss" => ":443",
+        _ => return authority,
+    };
+    authority.strip_suffix(default).unwrap_or(authority)
+}
+
+/// The server's own `host[:port]` as the browser addressed it: the `Host` header or, behind a
+/// trusted proxy that sets it, the last `X-Forwarded-Host` (a proxy that passes `Host` on
+/// unchanged, as Caddy does and nginx with `proxy_set_header Host $host`, needs neither).
+fn own_host(headers: &HeaderMap, trust_proxy: bool) -> Option<&str> {
+    let forwarded = trust_proxy
+        .then(|| text(headers, "x-forwarded-host"))
+        .flatten()
+        .and_then(|v| v.rsplit(',').next())
+        .map(str::trim);
+    forwarded.or_else(|| text(headers, header::HOST.as_str()))
+}
+
+/// Whether the request came from this server's own page: its `Origin` names this host (the
+/// scheme is not compared: behind a proxy that ends TLS, the browser's `https` is the proxy's
+/// `http`), or, without `Origin`, its `Sec-Fetch-Site` is `same-origin` or `none` (typed by
+/// the person); neither header, a program's request: it may.
+///
+/// # Errors
+/// 403 `other_site`, saying which origin was refused and which was expected.
+pub fn from_this_site(headers: &HeaderMap, trust_proxy: bool) -> Result<(), ApiError> {
+    let refused = |what: String| {
+        ApiError::forbidden(
+            "other_site",
+            format!(
+                "{what}: this server takes changes only from its own page (a page of another \
+                 site may not create, play or review games here)"
+            ),
+        )
+    };
+    if let Some(origin) = text(headers, header::ORIGIN.as_str()) {
+        let own = own_host(headers, trust_proxy).unwrap_or("");
+        let same = origin.split_once("://").is_some_and(|(scheme, authority)| {
+            let scheme = scheme.to_ascii_lowercase();
+            without_default_port(authority, &scheme)
+                .eq_ignore_ascii_case(without_default_port(own, &scheme))
+        });
+        return if same {
+            Ok(())
+        } else {
+            Err(refused(format!(
+                "the request came from a page of {}, not of {}",
+                dama_rules::quote(origin),
+                dama_rules::quote(own)
+            )))
+        };
+    }
+    match text(headers, "sec-fetch-site") {
+        None | Some("same-origin" | "none") => Ok(()),
+        Some(site) => Err(refused(format!(
+            "the request came from a page of another site (Sec-Fetch-Site: {})",
+            dama_rules::quote(site)
+        ))),
+    }
+}
+
+/// Refuses a body that is not declared JSON: any body needs `Content-Type: application/json`
+/// (a parameter such as `charset` may follow); an empty body may have no type, not another.
+///
+/// # Errors
+/// 415 `not_json`.
+pub fn json_body(headers: &HeaderMap) -> Result<(), ApiError> {
+    let length = text(headers, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<u64>().ok());
+    let has_body = headers.contains_key(header::TRANSFER_ENCODING) || length.is_some_and(|n| n > 0);
+    let kind = text(headers, header::CONTENT_TYPE.as_str());
+    let essence = kind.map(|k| k.split(';').next().unwrap_or("").trim());
+    match essence {
+        None if !has_body => Ok(()),
+        Some(e) if e.eq_ignore_ascii_case("application/json") => Ok(()),
+        _ => Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "not_json",
+            match kind {
+                Some(k) => format!(
+                    "the body is sent as {}: send JSON, with Content-Type: application/json",
+                    dama_rules::quote(k)
+                ),
+                None => "the body has no Content-Type: send JSON, with Content-Type: \
+                         application/json"
+                    .to_string(),
+            },
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,5 +351,80 @@ mod tests {
             HeaderValue::from_static("dama_player=../../etc"),
         );
         assert_eq!(player_of(&h), None);
+    }
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for &(k, v) in pairs {
+            h.append(k, HeaderValue::from_static(v));
+        }
+        h
+    }
+
+    #[test]
+    fn only_the_servers_own_page_may_change_anything() {
+        let own = |pairs: &[(&'static str, &'static str)], proxy: bool| {
+            from_this_site(&headers(pairs), proxy).is_ok()
+        };
+        let host = ("host", "127.0.0.1:8080");
+        assert!(own(&[host, ("origin", "http://127.0.0.1:8080")], false));
+        assert!(own(&[host], false), "a program sends no Origin");
+        assert!(own(&[host, ("sec-fetch-site", "same-origin")], false));
+        assert!(!own(&[host, ("origin", "http://evil.example")], false));
+        assert!(!own(&[host, ("origin", "http://127.0.0.1:8081")], false));
+        assert!(!own(&[host, ("origin", "null")], false));
+        assert!(!own(&[host, ("sec-fetch-site", "cross-site")], false));
+        assert!(!own(&[host, ("sec-fetch-site", "same-site")], false));
+        // Behind a proxy that ends TLS and keeps Host, or sets X-Forwarded-Host (trusted).
+        let public = ("origin", "https://dama.example.org");
+        assert!(own(&[("host", "dama.example.org"), public], false));
+        assert!(own(&[("host", "dama.example.org:443"), public], false));
+        let forwarded = ("x-forwarded-host", "dama.example.org");
+        assert!(own(&[host, forwarded, public], true));
+        assert!(
+            !own(&[host, forwarded, public], false),
+            "a client may not name the host"
+        );
+        let err = from_this_site(&headers(&[host, ("origin", "http://evil.example")]), false);
+        let err = err.unwrap_err();
+        assert_eq!(
+            (err.status, err.code),
+            (StatusCode::FORBIDDEN, "other_site")
+        );
+        assert!(
+            err.message.contains("\"http://evil.example\""),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn a_body_must_be_declared_json() {
+        let json = |pairs: &[(&'static str, &'static str)]| json_body(&headers(pairs)).is_ok();
+        assert!(json(&[
+            ("content-type", "application/json"),
+            ("content-length", "2")
+        ]));
+        assert!(json(&[
+            ("content-type", "Application/JSON; charset=utf-8"),
+            ("content-length", "2")
+        ]));
+        assert!(json(&[("content-length", "0")]), "no body, no type");
+        assert!(json(&[]));
+        assert!(!json(&[
+            ("content-type", "text/plain"),
+            ("content-length", "2")
+        ]));
+        assert!(
+            !json(&[("content-type", "text/plain")]),
+            "no body, but not JSON"
+        );
+        assert!(!json(&[("content-length", "2")]), "a body with no type");
+        assert!(!json(&[("transfer-encoding", "chunked")]));
+        let err = json_body(&headers(&[("content-type", "text/plain;charset=UTF-8")])).unwrap_err();
+        assert_eq!(
+            (err.status, err.code),
+            (StatusCode::UNSUPPORTED_MEDIA_TYPE, "not_json")
+        );
     }
 }

@@ -6,6 +6,9 @@
 //! - `dama_searches_waiting`: computer replies waiting for a free engine;
 //!   `dama_searches_running`: replies being searched;
 //! - `dama_reply_seconds`: the computer's reply time (waiting included), a histogram;
+//! - `dama_server_searches_total`: computer replies searched here;
+//!   `dama_browser_replies_total`: computer replies the player's browser searched (the
+//!   engine in WebAssembly), checked and recorded here with no search;
 //! - `dama_open_connections`: TCP connections open now;
 //!   `dama_refused_connections_total`: connections closed at once for being over the cap;
 //! - `dama_rate_limited_total`: requests answered 429.
@@ -33,6 +36,10 @@ pub struct Metrics {
     pub refused_connections: AtomicU64,
     /// Requests answered 429.
     pub rate_limited: AtomicU64,
+    /// Computer replies searched by the server.
+    pub server_searches: AtomicU64,
+    /// Computer replies searched by the player's browser.
+    pub browser_replies: AtomicU64,
     replies: Mutex<Histogram>,
 }
 
@@ -121,6 +128,18 @@ impl Metrics {
             "dama_rate_limited_total",
             "Requests refused with 429 by the per-address rate limit.",
             self.rate_limited.load(Ordering::Relaxed),
+        );
+        counter(
+            &mut out,
+            "dama_server_searches_total",
+            "Computer replies searched by the server.",
+            self.server_searches.load(Ordering::Relaxed),
+        );
+        counter(
+            &mut out,
+            "dama_browser_replies_total",
+            "Computer replies searched by the player's browser and recorded by the server.",
+            self.browser_replies.load(Ordering::Relaxed),
         );
         let h = self.replies.lock().unwrap_or_else(|e| e.into_inner());
         let _ = writeln!(

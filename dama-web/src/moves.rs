@@ -329,11 +329,21 @@ pub(crate) async fn reply(
 ) -> Result<Response, ApiError> {
     let id = game_id(path)?;
     limited(&state, state.replies.as_ref(), &headers, peer.as_ref())?;
-    body_object(&body?, &[])?;
+    let fields = body_object(&body?, &["move"])?;
     let game = find(&state, id).await?;
     {
         let entry = game.lock().await;
         a_player(&entry, entry.seat(seat_secret(&headers)))?;
+    }
+    match fields.get("move") {
+        None => {}
+        Some(Value::String(text)) => return browser_move(&state, id, &game, text).await,
+        Some(v) => {
+            return Err(ApiError::bad(
+                "malformed_move",
+                format!("move {}: expected text like \"22-18\"", shown(v)),
+            ))
+        }
     }
     // The search goes on (and its move is played) even when the client goes away.
     let task = tokio::spawn(computer_move(Arc::clone(&state), id, game));
@@ -341,22 +351,61 @@ pub(crate) async fn reply(
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
 }
 
+/// The computer's move as the player's browser searched it (the engine in WebAssembly, see
+/// dama-wasm): checked to be the computer's turn and legal, then played and committed as if
+/// the server had found it; nothing is searched here. The player could send any legal move
+/// for the computer: a game against the computer is the player's own, and the browser's
+/// engine is the player's anyway.
+async fn browser_move(
+    state: &Arc<State>,
+    id: GameId,
+    game: &Shared,
+    text: &str,
+) -> Result<Response, ApiError> {
+    let mut entry = game.lock().await;
+    computers_turn(&entry)?;
+    let g = entry.model.game();
+    let m = move_of_text(g, text)?;
+    let variant = g.variant();
+    let before = *g.position();
+    let landing = landing_path(variant, &before, m);
+    let undo = undo_point(&entry);
+    entry
+        .model
+        .computer_moved(m)
+        .map_err(|e| ApiError::illegal_text(e.to_string()))?;
+    commit(state, id, &mut entry, undo).await?;
+    state
+        .metrics
+        .browser_replies
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    tracing::debug!(%id, mv = %m, "the browser's engine moved for the computer");
+    let view = move_view(variant, &before, m, &landing);
+    Ok(played(id, &entry, view, Some(Seat::Owner)))
+}
+
+/// Whether the computer may move now: not already searching, the game not over, its turn.
+fn computers_turn(entry: &Entry) -> Result<(), ApiError> {
+    if entry.thinking {
+        return Err(ApiError::conflict(
+            "computer_thinking",
+            "the computer is already thinking about this move",
+        ));
+    }
+    not_over(entry)?;
+    if !entry.model.computer_to_move() {
+        return Err(ApiError::conflict(
+            "not_computer_turn",
+            "it is your turn: play a move first (POST .../move)",
+        ));
+    }
+    Ok(())
+}
+
 async fn computer_move(state: Arc<State>, id: GameId, game: Shared) -> Result<Response, ApiError> {
     let (snapshot, level, rng) = {
         let mut entry = game.lock().await;
-        if entry.thinking {
-            return Err(ApiError::conflict(
-                "computer_thinking",
-                "the computer is already thinking about this move",
-            ));
-        }
-        not_over(&entry)?;
-        if !entry.model.computer_to_move() {
-            return Err(ApiError::conflict(
-                "not_computer_turn",
-                "it is your turn: play a move first (POST .../move)",
-            ));
-        }
+        computers_turn(&entry)?;
         entry.thinking = true;
         (
             entry.model.game().clone(),
@@ -368,6 +417,10 @@ async fn computer_move(state: Arc<State>, id: GameId, game: Shared) -> Result<Re
     let result = state.computer.reply(snapshot.clone(), level, rng).await;
     if result.is_ok() {
         state.metrics.reply(started.elapsed());
+        state
+            .metrics
+            .server_searches
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
     let mut entry = game.lock().await;
     entry.thinking = false;

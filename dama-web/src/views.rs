@@ -199,6 +199,11 @@ pub(super) struct GameView {
     pub(super) score: u32,
     pub(super) quiet_plies: u32,
     pub(super) fen: String,
+    /// The position the game started from, and its moves in Hub text with the engine's
+    /// numbers: what the browser's engine needs to search the computer's move with the
+    /// game's history (repetitions, the 40-move count).
+    pub(super) start_fen: String,
+    pub(super) history: Vec<String>,
     /// The game started from a position set up in the editor: its result counts in no
     /// player's record.
     pub(super) from_setup: bool,
@@ -332,6 +337,8 @@ pub(super) fn game_view(
         score,
         quiet_plies: game.quiet_plies(),
         fen: fen::write(pos),
+        start_fen: fen::write(game.start()),
+        history: game.moves().iter().map(|m| m.to_string()).collect(),
         from_setup: entry.set_up(),
         rematch_url: entry.rematch.as_ref().and_then(|r| match seat {
             Some(Seat::White) => Some(seat_url(r.id, Some(&r.secrets[1]))),

@@ -7,6 +7,8 @@ import { TEXTS, translator } from '/texts.js';
 import { api, ApiError, SEATS } from '/api.js';
 import { createBoard, el } from '/board.js';
 import { createEditor, writeFen } from '/editor.js';
+import { browserEngine } from '/engine.js';
+import '/offline.js';
 
 const { LANG, t, err } = translator(TEXTS);
 const $ = (id) => document.getElementById(id);
@@ -101,6 +103,7 @@ function showReview() {
   const prev = S.cur > 0 ? g.plies[S.cur - 1] : null;
   if (prev && prev.mark && prev.best_arrow) arrows.push({ from: prev.best_arrow[0], to: prev.best_arrow[1], path: prev.best_path, cls: 'arrow-better' });
   board.draw({ board: letters, ...info, interactive: false, tints, arrows });
+  drawLegend(arrows);
   document.body.dataset.ply = String(S.cur);
   document.body.dataset.fen = fen;
   $('position-eval').textContent = positionText(g, S.cur);
@@ -134,7 +137,7 @@ function positionText(g, i) {
 }
 
 function markText(p) {
-  const name = { '?!': 'inaccuracy', '?': 'mistake', '??': 'blunder' }[p.mark];
+  const name = { '?!': 'was_inaccuracy', '?': 'was_mistake', '??': 'was_blunder' }[p.mark];
   return t('mark_line', { m: p.text + p.mark, kind: t(name), b: p.best_text || '', line: (p.pv_text || []).join(' ') });
 }
 
@@ -180,6 +183,22 @@ function drawMoveList(g) {
     const bottom = top + cur.offsetHeight;
     if (top < ol.scrollTop) ol.scrollTop = top;
     else if (bottom > ol.scrollTop + ol.clientHeight) ol.scrollTop = bottom - ol.clientHeight;
+  }
+}
+
+/// What the arrows drawn mean: the best move from the position shown (green), and after a
+/// marked move, the better move instead of it (blue, dashed).
+function drawLegend(arrows) {
+  const box = $('arrow-legend');
+  box.textContent = '';
+  for (const cls of ['arrow-best', 'arrow-better']) {
+    if (!arrows.some((a) => a.cls === cls)) continue;
+    const item = document.createElement('span');
+    item.dataset.arrow = cls;
+    const swatch = document.createElement('span');
+    swatch.className = 'swatch swatch-' + cls.slice(6);
+    item.append(swatch, t(cls === 'arrow-best' ? 'legend_best' : 'legend_better'));
+    box.appendChild(item);
   }
 }
 
@@ -335,14 +354,59 @@ function stopLive() {
   document.body.dataset.live = 'off';
 }
 
-function startLive() {
+/// Live analysis of the board's position: searched by dama's engine in this browser (a Web
+/// Worker, see engine.js) where it runs, else by the server (`GET /api/analysis`, events).
+async function startLive() {
   if (S.live) S.live.close();
   const fen = boardFen();
   const variant = boardVariant();
+  const side = sideOf(fen);
+  const ms = query.get('live_ms') ? Number(query.get('live_ms')) : 10000;
+  // A placeholder while the worker starts, so that a second start closes this one.
+  const pending = { close() { this.closed = true; } };
+  S.live = pending;
+  const engine = await browserEngine();
+  if (pending.closed || S.live !== pending) return;
+  if (engine) {
+    const run = { close() { this.closed = true; engine.stop(); } };
+    beginLive(run, fen);
+    engine.analyse({ variant, fen, multipv: 3, time_ms: ms }, (info) => {
+      if (run.closed || S.live !== run) return;
+      if (info.table) {
+        $('live-table').textContent = tableText(info.table, side);
+        $('live-table').dataset.result = info.table.result;
+        return;
+      }
+      onLiveInfo({ depth: info.depth, multipv: info.multipv, score: info.cp,
+        score_text: info.score_text, line: info.line }, side);
+    }).then(() => {
+      endLive(run);
+      engine.buildTables().catch(() => undefined);
+    }, () => endLive(run));
+    return;
+  }
   const url = `/api/analysis?fen=${encodeURIComponent(fen)}&variant=${encodeURIComponent(variant)}&multipv=3`
-    + (query.get('live_ms') ? `&time_ms=${Number(query.get('live_ms'))}` : '');
+    + (query.get('live_ms') ? `&time_ms=${ms}` : '');
   const es = new EventSource(url);
-  S.live = es;
+  beginLive(es, fen);
+  es.addEventListener('table', (ev) => {
+    const tb = JSON.parse(ev.data);
+    $('live-table').textContent = tableText(tb, side);
+    $('live-table').dataset.result = tb.result;
+  });
+  es.addEventListener('info', (ev) => onLiveInfo(JSON.parse(ev.data), side));
+  es.addEventListener('done', () => {
+    es.close();
+    endLive(es);
+  });
+  es.addEventListener('error', () => {
+    if (es.readyState === EventSource.CLOSED && S.live === es) stopLive();
+  });
+}
+
+/// The live analysis `live` (anything with `close()`) starts on `fen`: the panel cleared.
+function beginLive(live, fen) {
+  S.live = live;
   S.liveLines = [];
   S.liveFen = fen;
   $('live-toggle').textContent = t('stop');
@@ -352,34 +416,26 @@ function startLive() {
   $('live-depth').textContent = '';
   $('live-eval').textContent = '';
   document.body.dataset.live = 'on';
-  const side = sideOf(fen);
-  es.addEventListener('table', (ev) => {
-    const tb = JSON.parse(ev.data);
-    $('live-table').textContent = tableText(tb, side);
-    $('live-table').dataset.result = tb.result;
-  });
-  es.addEventListener('info', (ev) => {
-    const d = JSON.parse(ev.data);
-    if (!d.line) return;
-    S.liveLines[d.multipv - 1] = d;
-    S.liveLines.length = Math.min(S.liveLines.length, 3);
-    $('live-depth').textContent = t('depth', { d: d.depth });
-    $('live-depth').dataset.depth = String(d.depth);
-    if (S.liveLines[0]) $('live-eval').textContent = scoreText(S.liveLines[0], side);
-    drawLiveLines(side);
-  });
-  es.addEventListener('done', () => {
-    es.close();
-    if (S.live === es) {
-      S.live = null;
-      $('live-toggle').textContent = t('start');
-      $('live-toggle').setAttribute('aria-pressed', 'false');
-      document.body.dataset.live = 'done';
-    }
-  });
-  es.addEventListener('error', () => {
-    if (es.readyState === EventSource.CLOSED && S.live === es) stopLive();
-  });
+}
+
+/// One completed iteration of one line: the depth, the evaluation and the lines shown.
+function onLiveInfo(d, side) {
+  if (!d.line) return;
+  S.liveLines[d.multipv - 1] = d;
+  S.liveLines.length = Math.min(S.liveLines.length, 3);
+  $('live-depth').textContent = t('depth', { d: d.depth });
+  $('live-depth').dataset.depth = String(d.depth);
+  if (S.liveLines[0]) $('live-eval').textContent = scoreText(S.liveLines[0], side);
+  drawLiveLines(side);
+}
+
+/// The live analysis `live` spent its budget: the panel says it is done.
+function endLive(live) {
+  if (S.live !== live) return;
+  S.live = null;
+  $('live-toggle').textContent = t('start');
+  $('live-toggle').setAttribute('aria-pressed', 'false');
+  document.body.dataset.live = 'done';
 }
 
 function drawLiveLines(side) {
@@ -405,6 +461,7 @@ function showEditor() {
   const best = S.liveLines[0];
   if (best && S.liveFen === editor.fen()) arrows.push({ from: best.line.arrow[0], to: best.line.arrow[1], path: best.line.path, cls: 'arrow-best' });
   board.draw({ board: editor.board, names: info.names, mirrored: info.mirrored, interactive: true, tints: [], arrows });
+  drawLegend(arrows);
   const fen = editor.fen();
   if (document.activeElement !== $('fen')) $('fen').value = fen;
   $('turn').value = editor.turn;
@@ -438,7 +495,11 @@ function setScreen(screen) {
   $('tab-review').disabled = S.games.length === 0 && screen !== 'review';
   if (S.live) stopLive();
   if (screen === 'review') showReview();
-  else showEditor();
+  else {
+    // The review's last word ("Review complete.") is not the editor's.
+    say('');
+    showEditor();
+  }
 }
 
 function typing(ev) {
@@ -550,6 +611,10 @@ function staticTexts() {
   });
   lv.value = 'normal';
   $('graph').setAttribute('aria-label', t('graph'));
+  // The graph's scale: a side's advantage in men, clamped at 5.
+  $('graph-top').textContent = `${t('White')} +5`;
+  $('graph-mid').textContent = '0';
+  $('graph-bottom').textContent = `${t('Black')} +5`;
 }
 
 async function start() {

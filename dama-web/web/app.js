@@ -4,6 +4,8 @@
 import { TEXTS, translator } from '/texts.js';
 import { api, ApiError, useSeat, SEATS } from '/api.js';
 import { el } from '/board.js';
+import { browserReply } from '/engine.js';
+import '/offline.js';
 
 (() => {
   // ---------------------------------------------------------------------------------------
@@ -119,7 +121,7 @@ import { el } from '/board.js';
           x: c * CELL, y: row * CELL, width: CELL, height: CELL,
           class: 'square sq-dark', 'data-sq': sq, tabindex: sq === S.focus ? 0 : -1, role: 'button',
         }, squares);
-        const label = el('text', { x: c * CELL + 6, y: row * CELL + 20, class: 'label' }, labels);
+        const label = el('text', { x: c * CELL + 3, y: row * CELL + 19, class: 'label' }, labels);
         label.textContent = nameOf(sq);
       }
     }
@@ -174,8 +176,9 @@ import { el } from '/board.js';
       }
     }
     for (const sq of S.marked) {
+      // A frame along the square's edge: clear of the square's number and of the piece.
       const { x, y } = coords(sq);
-      el('circle', { cx: x + 50, cy: y + 52, r: 44, class: 'must', 'data-sq': sq }, marks);
+      el('rect', { x: x + 2, y: y + 2, width: CELL - 4, height: CELL - 4, class: 'must', 'data-sq': sq }, marks);
     }
   }
 
@@ -208,7 +211,13 @@ import { el } from '/board.js';
     drawMarks();
     labelSquares();
     drawFocus();
-    $('score').textContent = String(g.score);
+    const both = g.scores && watcher(g);
+    $('score-caption').textContent = both ? t('scores') : watcher(g) ? t('score_player') : t('score');
+    $('score').textContent = both
+      ? `${t('White')} ${g.scores.white} · ${t('Black')} ${g.scores.black}`
+      : String(g.score);
+    drawLevelNote();
+    drawHint();
     $('draw').textContent = `${Math.floor(g.quiet_plies / 2)}/${g.rules.no_progress_moves}`;
     const moves = $('moves');
     moves.textContent = '';
@@ -236,7 +245,9 @@ import { el } from '/board.js';
     const g = S.game;
     const mine = g.opponent === 'friend' && (g.seat === 'white' || g.seat === 'black');
     const live = mine && g.turn !== 'over';
-    $('friend-actions').classList.toggle('hidden', !live);
+    const friend = mine && g.presence ? g.presence[g.seat === 'white' ? 'black' : 'white'] : null;
+    // Nothing to resign or offer before the friend has come.
+    $('friend-actions').classList.toggle('hidden', !live || !friend || !friend.joined);
     const offered = live && g.draw_offer && g.draw_offer !== g.seat;
     const sent = live && g.draw_offer === g.seat;
     $('offer-draw').classList.toggle('hidden', !!offered);
@@ -244,13 +255,20 @@ import { el } from '/board.js';
     $('accept-draw').classList.toggle('hidden', !offered);
     $('decline-draw').classList.toggle('hidden', !offered);
     let text = '';
-    if (mine && g.presence) {
-      const friend = g.presence[g.seat === 'white' ? 'black' : 'white'];
+    if (friend) {
       text = !friend.joined ? t('friend_not_joined') : friend.connected ? t('friend_here') : t('friend_away');
       if (offered) text += ' ' + t('draw_offered');
       else if (sent) text += ' ' + t('draw_sent');
+    } else if (!mine && g.opponent === 'friend' && g.turn !== 'over' && g.draw_offer) {
+      // A watcher is told of the offer too.
+      text = t('side_offers_draw', { c: colorName(g.draw_offer) });
     }
-    $('presence').textContent = live ? text : '';
+    if (!live && mine) text = '';
+    // The event stream dropped (the server or the network): said until it is back.
+    if (S.connection === 'lost') text = t('connection_lost');
+    else if (S.connection === 'back') text = t('connection_back') + (text ? ' ' + text : '');
+    $('presence').textContent = text;
+    document.body.dataset.connection = S.connection || '';
     document.body.dataset.drawOffer = g.draw_offer || '';
   }
 
@@ -271,7 +289,7 @@ import { el } from '/board.js';
   const friendSeat = (g) => !!g && g.opponent === 'friend' && (g.seat === 'white' || g.seat === 'black');
 
   /// A finished friend game's seat that may still be sent to a rematch: it keeps following.
-  const awaitsRematch = (g) => friendSeat(g) && g.turn === 'over' && !g.rematch_url;
+  const awaitsRematch = (g) => !!g && g.opponent === 'friend' && g.turn === 'over' && !g.rematch_url;
 
   /// The rematch: asked for (the server makes it once, colours swapped), then this seat's
   /// new page; the other seat is sent there by its event stream.
@@ -281,10 +299,12 @@ import { el } from '/board.js';
     if (S.game && S.game.rematch_url) location.assign(S.game.rematch_url);
   }
 
-  /// Whether the page may leave its game: a friend game not over asks first.
+  /// Whether the page may leave its game: a game in progress asks first (one against the
+  /// computer is deleted when left; a friend or pass game stays at its link).
   function mayLeave() {
     const g = S.game;
-    if (!g || g.opponent !== 'friend' || g.turn === 'over' || !g.seat) return true;
+    if (!g || S.draft || g.turn === 'over' || !g.seat) return true;
+    if (g.opponent === 'computer') return g.seat !== 'owner' || window.confirm(t('confirm_abandon'));
     return window.confirm(t('confirm_leave'));
   }
 
@@ -293,16 +313,23 @@ import { el } from '/board.js';
     const g = S.game;
     const box = $('invite');
     const abs = (u) => new URL(u, location.href).href;
-    if (!g.invite_url && !g.watch_url) {
+    if ((!g.invite_url && !g.watch_url) || g.turn === 'over') {
+      box.classList.add('hidden');
+      return;
+    }
+    // Once the friend has opened it (a rematch's friend is there already), the invitation
+    // is no use: only the spectators' link stays.
+    const invite = g.invite_url && !(g.presence && g.presence.black.joined) ? g.invite_url : null;
+    if (!invite && !g.watch_url) {
       box.classList.add('hidden');
       return;
     }
     box.classList.remove('hidden');
-    $('invite-text').textContent = g.invite_url ? t('invite') : t('watch_link');
-    $('invite-url').value = abs(g.invite_url || g.watch_url);
+    $('invite-text').textContent = invite ? t('invite') : t('watch_link');
+    $('invite-url').value = abs(invite || g.watch_url);
     $('watch-url').value = abs(g.watch_url || '');
     $('watch-caption').textContent = t('watch_link');
-    $('watch-row').classList.toggle('hidden', !g.invite_url);
+    $('watch-row').classList.toggle('hidden', !invite);
     $('invite-copy').textContent = t('copy');
   }
 
@@ -327,9 +354,15 @@ import { el } from '/board.js';
     $('status').textContent = text;
   }
 
+  /// Whether the page only watches the game (no seat of it).
+  const watcher = (g) => !g.seat;
+
   function endTitle() {
     const o = S.game.outcome;
     if (!o) return '';
+    if (watcher(S.game) && S.game.opponent === 'computer' && o.winner) {
+      return t(o.winner === 'player' ? 'player_wins' : 'computer_wins');
+    }
     if (o.winner === 'white' || o.winner === 'black') {
       if (S.game.opponent === 'friend' && (S.game.seat === 'white' || S.game.seat === 'black')) {
         return t(o.winner === S.game.seat ? 'win' : 'friend_wins');
@@ -353,6 +386,7 @@ import { el } from '/board.js';
     if (o.reason === 'no_moves' && g.opponent !== 'computer') {
       why = t('why_no_moves_side', { c: colorName(o.winner === 'white' ? 'black' : 'white') });
     }
+    else if (o.reason === 'no_moves' && watcher(g)) why = t(o.winner === 'player' ? 'why_no_moves_win' : 'why_no_moves_player');
     else if (o.reason === 'no_moves') why = t(o.winner === 'player' ? 'why_no_moves_win' : 'why_no_moves_loss');
     else if (o.reason === 'resigned') why = t('why_resigned', { c: colorName(o.winner === 'white' ? 'black' : 'white') });
     else why = t('why_' + o.reason, { n: g.rules.no_progress_moves });
@@ -360,11 +394,15 @@ import { el } from '/board.js';
     // A game from a set-up position is practice: kept out of the record, and said so.
     const apart = g.from_setup && g.opponent !== 'pass' ? ` · ${t('not_in_record')}` : '';
     $('end-detail').textContent = `${o.result} · ${why}${apart}`;
-    $('end-score').textContent = t('final_score', { n: g.score });
+    // A watcher is told whose score it is.
+    $('end-score').textContent = g.scores && watcher(g)
+      ? `${t('White')} ${g.scores.white} · ${t('Black')} ${g.scores.black}`
+      : watcher(g) ? `${t('score_player')}: ${g.score}` : t('final_score', { n: g.score });
     $('end-score').dataset.score = String(g.score);
     $('end-review').href = `/review/${g.id}`;
     $('end-rematch').classList.toggle('hidden', !friendSeat(g));
-    box.classList.remove('hidden');
+    // Closed by the player to see the final position: stays closed for this game.
+    box.classList.toggle('hidden', S.endClosed === g.id);
     loadRecord();
   }
 
@@ -393,7 +431,7 @@ import { el } from '/board.js';
     // Inside a sentence, Polish and Italian write the variant's adjective in lower case.
     const v = LANG === 'en' ? variantName(g.variant) : variantName(g.variant).toLowerCase();
     $('rules-caption').textContent = t('rules_in_force', { v });
-    const you = g.seat === 'black' || (g.opponent === 'computer' && g.player === 'black') ? 'r_you_dark' : g.opponent !== 'computer' && g.seat !== 'white' ? 'r_you_both' : 'r_you';
+    const you = watcher(g) ? 'r_you_both' : g.seat === 'black' || (g.opponent === 'computer' && g.player === 'black') ? 'r_you_dark' : g.opponent !== 'computer' && g.seat !== 'white' ? 'r_you_both' : 'r_you';
     const lines = [
       t(you),
       t(r.men_capture_backwards ? 'r_men_back' : 'r_men_forward'),
@@ -422,6 +460,23 @@ import { el } from '/board.js';
   function levelName(name) {
     const i = LEVELS.indexOf(name);
     return i >= 0 ? TX.levels[i] : name;
+  }
+
+  /// A win counts at the lowest level played: said when the level is above it.
+  function drawLevelNote() {
+    const g = S.game;
+    const lowest = g.opponent === 'computer' ? LEVELS.indexOf(g.scored_level) : -1;
+    const shown = lowest >= 0 && lowest < LEVELS.indexOf(g.level);
+    $('level-note').textContent = shown ? t('level_note', { k: lowest + 1, name: levelName(g.scored_level) }) : '';
+    $('level-note').classList.toggle('hidden', !shown);
+  }
+
+  /// The keys (not on a touch screen) and the score's rule; no level keys between people.
+  function drawHint() {
+    const computer = !S.game || S.game.opponent === 'computer';
+    const hint = t(computer ? 'hint' : 'hint_people');
+    const touch = window.matchMedia && window.matchMedia('(hover: none) and (pointer: coarse)').matches;
+    $('level-hint').textContent = touch ? hint.slice(hint.indexOf('. ') + 2) : hint;
   }
 
   function drawLevel() {
@@ -456,10 +511,10 @@ import { el } from '/board.js';
         if (!lost(e)) throw e;
         if (e instanceof ApiError && e.status === 503 && e.retryAfter && busy < BUSY_TRIES) {
           busy += 1;
-          say(t('busy_wait', { n: e.retryAfter }));
+          waiting(t('busy_wait', { n: e.retryAfter }));
           await sleep(e.retryAfter * 1000);
         } else if (tries < BACKOFF.length) {
-          say(t('retrying', { n: BACKOFF[tries] }));
+          waiting(t('retrying', { n: BACKOFF[tries] }));
           await sleep(BACKOFF[tries] * 1000);
           tries += 1;
         } else {
@@ -469,8 +524,16 @@ import { el } from '/board.js';
     }
   }
 
+  /// One state, one message: while a request waits to be asked again, the status says so
+  /// (not "thinking" beside it) and the message line is empty.
+  function waiting(text) {
+    $('status').textContent = text;
+    say('');
+  }
+
   function showRetry(e) {
-    say(t('failed_retry', { e: e && e.message ? e.message : String(e) }));
+    if (e) console.debug('no answer:', e);
+    waiting(t('failed_retry'));
     $('retry-row').classList.remove('hidden');
   }
 
@@ -544,8 +607,12 @@ import { el } from '/board.js';
         return;
       }
       if (sq === S.sel.from || !isOwn(sq)) {
+        // Not a square this piece may go to: say where it may (a tap on itself deselects).
+        const why = sq === S.sel.from ? '' : t('not_a_target', {
+          s: nameOf(sq), p: nameOf(S.sel.from), list: next.concat(ends).sort((a, b) => a - b).map(nameOf).join(', '),
+        });
         clearSelection();
-        say('');
+        say(why);
         render();
         return;
       }
@@ -666,7 +733,10 @@ import { el } from '/board.js';
     setBusy(true);
     drawStatus();
     try {
-      const r = await persist(() => api('POST', `/api/games/${S.game.id}/reply`));
+      // The browser's engine searches where it can; the server checks and records its move.
+      const mv = await browserReply(S.game);
+      const body = mv ? { move: mv } : undefined;
+      const r = await persist(() => api('POST', `/api/games/${S.game.id}/reply`, body));
       say('');
       await animate(r.played);
       S.game = r.game;
@@ -786,7 +856,7 @@ import { el } from '/board.js';
   /// Follows a game between people: each move committed arrives as an event; a dropped
   /// connection reconnects by itself and the server sends the moves after the last seen.
   function follow() {
-    unfollow();
+    unfollow(false);
     const g = S.game;
     if (!g || g.opponent === 'computer' || typeof EventSource === 'undefined') return;
     if (g.turn === 'over' && !awaitsRematch(g)) return;
@@ -796,7 +866,12 @@ import { el } from '/board.js';
     S.events = es;
     S.stateSeq = 0;
     // A reconnection (a restarted server counts its state events afresh) starts over.
-    es.addEventListener('open', () => { S.stateSeq = 0; });
+    es.addEventListener('open', () => {
+      S.stateSeq = 0;
+      clearTimeout(S.lostTimer);
+      S.lostTimer = null;
+      if (S.connection === 'lost') connection('back');
+    });
     S.pending = [];
     es.addEventListener('state', (ev) => {
       let data;
@@ -808,8 +883,9 @@ import { el } from '/board.js';
         const asked = !S.game.rematch_url && data.game.rematch_url;
         S.game = data.game;
         render();
-        // The other seat asked for a rematch: this seat goes to its place in it.
-        if (asked && friendSeat(S.game)) {
+        // The other seat asked for a rematch: this seat goes to its place in it, a watcher
+        // to watch it.
+        if (asked && S.game.opponent === 'friend') {
           unfollow();
           location.assign(S.game.rematch_url);
           return;
@@ -825,6 +901,14 @@ import { el } from '/board.js';
       drain();
     });
     es.addEventListener('error', () => {
+      // A stream ended by the server comes back within its retry delay (1 s): only one that
+      // stays away is said to be lost.
+      if (S.events === es && !S.lostTimer) {
+        S.lostTimer = setTimeout(() => {
+          S.lostTimer = null;
+          if (!S.events || S.events.readyState !== EventSource.OPEN) connection('lost');
+        }, 2000);
+      }
       // The browser retries by itself while the stream is CONNECTING; once it has given up
       // (CLOSED), catch up with a fresh read and follow again.
       if (es.readyState !== EventSource.CLOSED || S.events !== es) return;
@@ -865,9 +949,25 @@ import { el } from '/board.js';
     }
   }
 
-  function unfollow() {
+  /// The event stream's connection: `lost` (said at once) or `back` (said for a few
+  /// seconds), then nothing.
+  function connection(state) {
+    S.connection = state;
+    clearTimeout(S.connectionTimer);
+    if (state === 'back') S.connectionTimer = setTimeout(() => connection(null), 4000);
+    if (S.game) drawFriend();
+  }
+
+  /// Stops following; `reset` (by default) forgets the connection's state too.
+  function unfollow(reset = true) {
     if (S.events) S.events.close();
     S.events = null;
+    if (reset) {
+      clearTimeout(S.lostTimer);
+      S.lostTimer = null;
+      clearTimeout(S.connectionTimer);
+      S.connection = null;
+    }
   }
 
   async function setLevel(name) {
@@ -899,12 +999,20 @@ import { el } from '/board.js';
   // ---------------------------------------------------------------------------------------
   // Input: pointer, keyboard, controls.
 
+  /// The arrows move the focus one row (Up, Down) or one column (Left, Right) as drawn; the
+  /// dark squares being on diagonals, the other coordinate steps by one to either side,
+  /// toward the line the arrows started on, so that Up, Up goes straight up.
   function moveFocus(dRow, dCol) {
     const { row, col } = coords(S.focus);
-    let target = null;
-    if (dRow === 0) target = squareAt(row, col + 2 * dCol);
-    else target = squareAt(row + dRow, col + dCol) || squareAt(row + dRow, col - dCol);
-    if (target === null) return;
+    const axis = dRow ? 'col' : 'row';
+    if (!S.line || S.line.axis !== axis || S.line.from !== S.focus) S.line = { axis, at: dRow ? col : row };
+    const at = S.line.at;
+    const near = (a, b) => Math.abs(a - at) - Math.abs(b - at) || a - b;
+    const target = dRow
+      ? [col - 1, col + 1].sort(near).map((c) => squareAt(row + dRow, c)).find((sq) => sq !== null)
+      : [row - 1, row + 1].sort(near).map((r) => squareAt(r, col + dCol)).find((sq) => sq !== null);
+    if (target === undefined) return;
+    S.line.from = target;
     S.focus = target;
     labelSquares();
     const r = document.querySelector(`#squares .square[data-sq="${target}"]`);
@@ -921,7 +1029,7 @@ import { el } from '/board.js';
     });
     board.addEventListener('keydown', (ev) => {
       const keys = {
-        ArrowUp: [-1, 1], ArrowDown: [1, -1], ArrowLeft: [0, -1], ArrowRight: [0, 1],
+        ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1],
       };
       if (keys[ev.key]) {
         ev.preventDefault();
@@ -985,6 +1093,14 @@ import { el } from '/board.js';
     });
     $('end-new').addEventListener('click', () => { if (!S.busy) newGame(); });
     $('end-rematch').addEventListener('click', rematch);
+    $('end-close').addEventListener('click', () => {
+      if (!S.game) return;
+      S.endClosed = S.game.id;
+      drawEnd();
+      // The focus was on the card's button: back to the board's square in the tab order.
+      const square = document.querySelector('#squares .square[tabindex="0"]');
+      if (square) square.focus();
+    });
     $('variant').addEventListener('change', (ev) => {
       if (!mayLeave()) {
         ev.target.value = S.game.variant;
@@ -1016,9 +1132,9 @@ import { el } from '/board.js';
     $('draw-caption').textContent = t('draw_counter');
     $('moves-caption').textContent = t('moves');
     // The keys are no use on a touch screen: there only the score's rule is said.
-    const hint = t('hint');
-    const touch = window.matchMedia && window.matchMedia('(hover: none) and (pointer: coarse)').matches;
-    $('level-hint').textContent = touch ? hint.slice(hint.indexOf('. ') + 2) : hint;
+    drawHint();
+    $('end-close').setAttribute('aria-label', t('close'));
+    $('end-close').title = t('close');
     drawLevel();
     if (window.matchMedia && window.matchMedia('(min-width: 900px) and (min-height: 600px)').matches) {
       $('rules-box').open = true;

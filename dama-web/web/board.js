@@ -56,7 +56,7 @@ export function createBoard(svg, { describe, onSquare }) {
         const attrs = { x: c * CELL, y: row * CELL, width: CELL, height: CELL, class: 'square sq-dark', 'data-sq': sq };
         if (view.interactive) Object.assign(attrs, { tabindex: sq === view.focus ? 0 : -1, role: 'button' });
         el('rect', attrs, squares);
-        el('text', { x: c * CELL + 6, y: row * CELL + 20, class: 'label' }, labels).textContent = nameOf(sq);
+        el('text', { x: c * CELL + 3, y: row * CELL + 19, class: 'label' }, labels).textContent = nameOf(sq);
       }
     }
   }

@@ -1,7 +1,7 @@
 """`dama serve` in a real browser: two people play each other from a link, and a server
 killed with SIGKILL mid-game is started again without losing a move.
 
-Usage: friend.py DAMA_BINARY
+Usage: friend.py DAMA_BINARY [SCREENSHOT_DIR]
 
 Starts `DAMA_BINARY serve` on a free loopback port with a fresh data directory, and opens
 two browser contexts (two people, no shared cookies) in Chromium (Debian's, through
@@ -27,7 +27,14 @@ Playwright for Python; CHROMIUM names another executable). It checks:
   on both pages; Rematch on one page starts the same game again with the colours swapped,
   and the other page is sent to its new seat by the event stream;
 - N or New game in an unfinished friend game asks first (staying keeps the game), and Back
-  after leaving returns to the seat.
+  after leaving returns to the seat;
+- no clutter: before the friend has come, no Resign nor Offer a draw, and the invitation; once
+  the friend is there, only the spectators' link; at the end, neither; no level keys in the
+  hint between people; a watcher sees each side's score and is told of a draw offer, and is
+  taken along to the rematch;
+- the server killed: both pages say within seconds that the connection is lost, and that it
+  is back once the server is.
+Screenshots of these states (desktop and phone) go to SCREENSHOT_DIR/friend-*.png.
 
 Exit status 0 when every check passes; the first failure raises with what was seen.
 """
@@ -154,11 +161,30 @@ def check_leave_and_back(alice):
     check(alice.is_visible("#friend-actions"), "Back returns to the seat, with its actions")
 
 
-def check_draw_offers(alice, bob):
-    """Presence, then a draw offered and declined, offered again and accepted."""
+SHOTS = {"dir": "target/browser-shots"}
+
+
+def shoot(page, name):
+    """The page as a desktop and as a phone shows it."""
+    page.screenshot(path=os.path.join(SHOTS["dir"], f"friend-{name}-desktop.png"))
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(150)
+    page.screenshot(path=os.path.join(SHOTS["dir"], f"friend-{name}-phone.png"))
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.wait_for_timeout(150)
+
+
+def check_draw_offers(alice, bob, carol):
+    """Presence, then a draw offered and declined, offered again and accepted; the watcher
+    is told of the offer and sees each side's score."""
     alice.wait_for_function(
         "document.getElementById('presence').textContent === 'Your friend is here.'")
+    check(carol.inner_text("#score-caption") == "Scores", carol.inner_text("#score-caption"))
+    check(carol.inner_text("#score") == "White 0 · Black 0", carol.inner_text("#score"))
     bob.click("#offer-draw")
+    carol.wait_for_function(
+        "document.getElementById('presence').textContent === 'Black offers a draw.'")
+    shoot(carol, "watcher-offer")
     alice.wait_for_selector("#accept-draw:not(.hidden)")
     said = alice.inner_text("#presence")
     check(said.endswith("Your friend offers a draw."), f"the offer shown as {said!r}")
@@ -182,13 +208,15 @@ def check_draw_offers(alice, bob):
         check("Draw agreed." in page.inner_text("#end-detail"), page.inner_text("#end-detail"))
 
 
-def check_resign(server, alice, bob):
+def check_resign(server, alice, bob, carol):
     status, game = server.api("/api/games", "POST", {"opponent": "friend"})
     check(status == 201, f"{status} {game}")
     alice.goto(server.url.rstrip("/") + game["white_url"])
     bob.goto(server.url.rstrip("/") + game["black_url"])
+    carol.goto(server.url.rstrip("/") + game["watch_url"])
     ready(alice, 0)
     ready(bob, 0)
+    ready(carol, 0)
     alice.once("dialog", lambda d: d.accept())
     alice.click("#resign")
     alice.wait_for_selector("#end:not(.hidden)")
@@ -196,7 +224,18 @@ def check_resign(server, alice, bob):
     check(alice.inner_text("#end-title") == "Your friend wins.", alice.inner_text("#end-title"))
     check(bob.inner_text("#end-title") == "You win!", bob.inner_text("#end-title"))
     check("White resigned." in bob.inner_text("#end-detail"), bob.inner_text("#end-detail"))
+    check(alice.is_hidden("#invite"), "the links stay after the end")
+    shoot(alice, "end")
     check_rematch(alice, bob, game["id"])
+    # The watcher is taken along to the rematch, to watch it.
+    carol.wait_for_function(
+        f"document.body.dataset.gameId && document.body.dataset.gameId !== '{game['id']}'")
+    ready(carol, 1)
+    check(carol.evaluate("document.body.dataset.gameId") == alice.evaluate(
+        "document.body.dataset.gameId"), "the watcher watches the rematch")
+    check(carol.inner_text("#status").startswith("You are watching"), carol.inner_text("#status"))
+    # In the rematch, the friend is there: no invitation.
+    check(alice.inner_text("#invite-text") == "Link for spectators", alice.inner_text("#invite-text"))
 
 
 def check_rematch(alice, bob, old_id):
@@ -284,6 +323,8 @@ def new_context(browser, locale="en-US"):
 
 def main():
     binary = sys.argv[1]
+    SHOTS["dir"] = sys.argv[2] if len(sys.argv) > 2 else "target/browser-shots"
+    os.makedirs(SHOTS["dir"], exist_ok=True)
     began = time.time()
     data = tempfile.mkdtemp(prefix="dama-friend-")
     port = free_port()
@@ -304,16 +345,29 @@ def main():
             invite = alice.input_value("#invite-url")
             check("seat=" in invite and invite != alice.url, f"invitation {invite!r}")
             check(alice.inner_text("#status").startswith("Your move"), alice.inner_text("#status"))
+            check(alice.is_hidden("#friend-actions"), "Resign and Offer a draw before anyone came")
+            hint = alice.inner_text("#level-hint")
+            check("1–5" not in hint and "level" not in hint, f"a level hint between people: {hint!r}")
+            shoot(alice, "invite")
             bob.goto(invite)
             ready(bob)
+            alice.wait_for_selector("#friend-actions:not(.hidden)")
+            alice.wait_for_function(
+                "document.getElementById('invite-text').textContent === 'Link for spectators'")
+            check(alice.is_hidden("#watch-row"), "the spectators' link twice")
+            shoot(alice, "joined")
             check(bob.inner_text("#status") == "Your friend’s move.", bob.inner_text("#status"))
             click(alice, 22, 18)
             ready(bob, 1)
             check(bob.inner_text("#status").startswith("Your move: you have the dark pieces"),
                   bob.inner_text("#status"))
             check_leave_and_back(alice)
-            check_draw_offers(alice, bob)
-            check_resign(server, alice, bob)
+            ctx_w, carol, _ = new_context(browser)
+            carol.goto(alice.input_value("#invite-url"))
+            ready(carol)
+            check_draw_offers(alice, bob, carol)
+            check_resign(server, alice, bob, carol)
+            ctx_w.close()
 
             # A short game, made through the API for Alice (her cookie), played by clicks.
             player = next(c["value"] for c in ctx_a.cookies() if c["name"] == "dama_player")
@@ -356,7 +410,19 @@ def main():
 
             # SIGKILL after the acknowledged move; the same port and data again.
             server.kill()
+            killed = time.time()
+            for page in (alice, bob):
+                page.wait_for_function("document.body.dataset.connection === 'lost'", timeout=8000)
+                said = page.inner_text("#presence")
+                check(said.startswith("Connection to the server lost"), f"during the outage: {said!r}")
+            check(time.time() - killed < 8, "the lost connection said late")
+            shoot(bob, "lost")
             server = Server(binary, port, data)
+            for page in (alice, bob):
+                page.wait_for_function("document.body.dataset.connection !== 'lost'", timeout=15000)
+            alice.wait_for_function(
+                "document.getElementById('presence').textContent.includes('Your friend is here.')",
+                timeout=15000)
             status, stored = server.api(f"/api/games/{game['id']}")
             check(status == 200 and len(stored["moves"]) == 2, f"after SIGKILL: {status} {stored}")
             # Alice's page goes on with the restarted server: her move reaches Bob's page over

@@ -96,12 +96,7 @@ def next_landings(move_list, entered):
     return sorted(out)
 
 
-def live_games(server):
-    with urllib.request.urlopen(server.url + "metrics") as res:
-        text = res.read().decode()
-    match = re.search(r"^dama_live_games (\d+)$", text, re.M)
-    check(match, f"no dama_live_games in /metrics: {text[:200]}")
-    return int(match.group(1))
+live_games = serving.live_games
 
 
 def check_created_by_first_move(server, page):
@@ -151,9 +146,15 @@ def check_names_and_keyboard(page):
     page.keyboard.press("Enter")
     page.wait_for_selector("#marks .dot")
     check(numbers(page, "#marks .dot") == [18, 19], "Enter on 22 marks 18 and 19")
-    page.keyboard.press("ArrowRight")
-    focused = page.evaluate("document.activeElement.dataset.sq")
-    check(focused == "23", f"ArrowRight from 22 focuses 23, not {focused}")
+    # One column a press, back to the row it started on: Right, Right from 22 is 23 (by 19);
+    # Up, Up goes straight up (by 18 to 14), Down, Down back; Left from 22 is 18 then 21.
+    for keys, want in [(["ArrowRight"], "19"), (["ArrowRight"], "23"), (["ArrowLeft"] * 2, "22"),
+                       (["ArrowUp"], "18"), (["ArrowUp"], "14"), (["ArrowDown"] * 2, "22"),
+                       (["ArrowLeft"], "18"), (["ArrowLeft"], "21")]:
+        for key in keys:
+            page.keyboard.press(key)
+        focused = page.evaluate("document.activeElement.dataset.sq")
+        check(focused == want, f"{'+'.join(keys)} focuses {focused}, not {want}")
     page.keyboard.press("Escape")
     check(numbers(page, "#marks .dot") == [], "Escape clears the selection")
 
@@ -269,8 +270,10 @@ def check_retry(page, errors):
     page.wait_for_selector("#marks .dot")
     page.click('#squares .square[data-sq="18"]')
     page.wait_for_selector("#retry-row:not(.hidden)", timeout=20000)
-    said = page.inner_text("#message")
-    check(said.startswith("The server did not answer"), f"after the lost replies: {said!r}")
+    # One state, one message: the status says it (not "thinking"), the message line is empty.
+    said = page.inner_text("#status")
+    check(said == "The server did not answer. Press Retry to go on.", f"after the lost replies: {said!r}")
+    check(page.inner_text("#message") == "", f"and beside it: {page.inner_text('#message')!r}")
     check(page.inner_text("#retry") == "Retry", "the Retry button")
     page.unroute("**/api/games/*/reply")
     page.click("#retry")

@@ -15,6 +15,10 @@ Playwright for Python; CHROMIUM names another executable) and checks:
 - `/review/{id}` reviews a game played through the API;
 - on a phone held upright (touch, 390x844) the board stays in view when the move list is
   scrolled to and a move tapped, and no keyboard hint is shown (it is on the desktop);
+- the arrows have a legend (the best move, the better one), the graph a scale, a mark its
+  article ("an inaccuracy"); the editor does not keep the review's "Review complete."; on a
+  phone, Download PDN is in its neighbour's size, and the editor's pieces stay under the
+  board while the panel scrolls;
 - the editor: clear, a white king on 18, a white man on 22, a black king on 29: the FEN
   field, the address and the squares' names say so; the address opens it again; live
   analysis shows the endgame tables' verdict (a win) and its lines;
@@ -92,6 +96,9 @@ def check_review(page, server, binary, text, out_dir):
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     check(data(page, "ply") == "2", f"after two steps: ply {data(page, 'ply')}")
+    # The steps stay on the screen under the board and its arrows' legend.
+    bottom = page.evaluate("document.getElementById('step-last').getBoundingClientRect().bottom")
+    check(bottom <= 800, f"the step buttons end at {bottom} px, below the 800 px screen")
     best = plies[2]["best_arrow"]
     check(arrows(page, "arrow-best") == [best], f"arrow {arrows(page, 'arrow-best')}, API {best}")
     # Click the blunder: the position after it, the better move as a second arrow.
@@ -100,7 +107,28 @@ def check_review(page, server, binary, text, out_dir):
     check(arrows(page, "arrow-better") == [plies[0]["best_arrow"]],
           f"better-move arrow {arrows(page, 'arrow-better')}, API {plies[0]['best_arrow']}")
     detail = page.inner_text("#mark-detail")
-    check(plies[0]["best_text"] in detail and "blunder" in detail, f"mark detail: {detail!r}")
+    check(plies[0]["best_text"] in detail and "23-19?? was a blunder:" in detail,
+          f"mark detail: {detail!r}")
+    # Both arrows, each said in the legend; the graph has its scale.
+    legend = page.eval_on_selector_all("#arrow-legend [data-arrow]",
+                                       "els => els.map(e => [e.dataset.arrow, e.textContent])")
+    check(legend == [["arrow-best", "the best move from here"],
+                     ["arrow-better", "better than the move played"]], f"the legend: {legend}")
+    scale = [page.inner_text(f"#graph-{k}") for k in ("top", "mid", "bottom")]
+    check(scale == ["White +5", "0", "Black +5"], f"the graph's scale: {scale}")
+    # Each mark with its article: "an inaccuracy", "a mistake".
+    for i, p in enumerate(plies):
+        if p["mark"] in ("?!", "?"):
+            page.click(f'#move-list .mv[data-ply="{i}"]')
+            kind = {"?!": "an inaccuracy", "?": "a mistake"}[p["mark"]]
+            detail = page.inner_text("#mark-detail")
+            check(f"{p['text']}{p['mark']} was {kind}:" in detail, f"mark detail: {detail!r}")
+    # The editor does not keep the review's last word.
+    check(page.inner_text("#status") == "Review complete.", page.inner_text("#status"))
+    page.click("#tab-editor")
+    check(page.inner_text("#status") == "", f"the editor says {page.inner_text('#status')!r}")
+    page.click("#tab-review")
+    page.click('#move-list .mv[data-ply="0"]')
     # The graph jumps to the position clicked (its right end: the last).
     box = page.locator("#graph").bounding_box()
     page.mouse.click(box["x"] + box["width"] - 2, box["y"] + box["height"] / 2)
@@ -172,6 +200,10 @@ def check_phone(browser, server, text):
     page.wait_for_function("document.body.dataset.ply === '1'")
     top = page.evaluate("document.getElementById('board').getBoundingClientRect().top")
     check(top >= -1, f"the board scrolled away after a tap on the first move: top {top}")
+    # Download PDN, a link drawn as a button, in the size of its neighbour.
+    sizes = page.evaluate("['say-eval', 'download'].map((id) =>"
+                          " getComputedStyle(document.getElementById(id)).fontSize)")
+    check(sizes[0] == sizes[1], f"Read the evaluation and Download PDN in {sizes}")
     context.close()
 
 
@@ -197,6 +229,17 @@ def check_editor(page, server, out_dir):
     page.wait_for_function("document.querySelectorAll('#live-lines li').length >= 1")
     check(len(arrows(page, "arrow-best")) == 1, "no best-move arrow in the editor")
     shots(page, out_dir, "editor")
+    # On a phone held upright, the pieces to place stay under the board as the panel scrolls.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator("#play-here").scroll_into_view_if_needed()
+    page.wait_for_timeout(200)
+    box = page.evaluate("(() => { const b = document.getElementById('board').getBoundingClientRect();"
+                        " const p = document.getElementById('palette').getBoundingClientRect();"
+                        " return [b.top, b.bottom, p.top, p.bottom, innerHeight]; })()")
+    check(box[0] >= -1 and box[2] >= box[1] - 1 and box[3] <= box[4],
+          f"board top, bottom; palette top, bottom; screen: {box}")
+    page.screenshot(path=os.path.join(out_dir, "editor-phone-scrolled.png"))
+    page.set_viewport_size({"width": 1280, "height": 800})
     # Stop, unless its budget is already spent (a won ending is solved at once).
     if data(page, "live") == "on":
         page.click("#live-toggle")

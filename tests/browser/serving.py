@@ -56,3 +56,12 @@ def page_secret(page, gid):
     return page.evaluate(
         "(gid) => { try { const s = JSON.parse(localStorage.getItem('dama.seats') || '{}')[gid];"
         " return s ? s.secret : null; } catch (e) { return null; } }", gid)
+
+
+def live_games(server):
+    """Games in the server's memory (`dama_live_games` in /metrics)."""
+    with urllib.request.urlopen(server.url + "metrics") as res:
+        text = res.read().decode()
+    match = re.search(r"^dama_live_games (\d+)$", text, re.M)
+    check(match, f"no dama_live_games in /metrics: {text[:200]}")
+    return int(match.group(1))

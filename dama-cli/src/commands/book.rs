@@ -5,9 +5,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use dama_lab::book::Builder;
 use dama_rules::notation::fen;
 use dama_rules::{Game, Variant};
-use dama_search::book::{Book, BuildConfig, Builder};
+use dama_search::book::{Book, BuildConfig};
 
 use crate::cli::BookAction;
 use crate::error::CliError;

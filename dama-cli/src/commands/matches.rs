@@ -7,7 +7,7 @@
 //! side scored everything the Elo difference has no estimate, only a bound: `elo` and
 //! `elo_error` are null and `elo_bound` is `{"op": ">", "elo": 182.7}` (every game won:
 //! above +182.7 with 95 % confidence, the exact binomial bound, see
-//! `dama_search::matches::MatchResult::elo_bound`) or `{"op": "<", "elo": -182.7}`;
+//! `dama_lab::matches::MatchResult::elo_bound`) or `{"op": "<", "elo": -182.7}`;
 //! otherwise `elo_bound` is null. The text line reads `elo > +182.7 (95% bound)` then.
 //! The `result` also has `pentanomial`, the game pairs counted by the first player's score
 //! over the pair (see `sprt.rs`), and `sprt`, the test's final state or null.
@@ -24,14 +24,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dama_rules::notation::fen;
-use dama_rules::notation::pdn::{GameResult, Reader};
-use dama_rules::{Game, Move, Position, Variant};
-use dama_search::matches::{
+use dama_lab::matches::{
     italian_openings, opening_lines, play_match_streaming, EloBound, GameRecord, LevelPlayer,
     MatchConfig, MatchResult, Player, SearchPlayer,
 };
-use dama_search::sprt::Sprt;
+use dama_lab::sprt::Sprt;
+use dama_rules::notation::fen;
+use dama_rules::notation::pdn::{GameResult, Reader};
+use dama_rules::{Game, Move, Position, Variant};
 use dama_search::weights::Weights;
 use dama_search::{Endgames, Knobs, Level, Limits};
 use rand::seq::SliceRandom;
@@ -273,9 +273,36 @@ fn factory(
                 } else {
                     extra
                 };
-                Box::new(HubPlayer::new(format!("hub:{command}"), config, limits))
+                Box::new(HubEngine(HubPlayer::new(
+                    format!("hub:{command}"),
+                    config,
+                    limits,
+                )))
             }
         }
+    }
+}
+
+/// A Hub engine as a match player: dama-protocol's [`HubPlayer`] (which knows nothing of
+/// matches, so that the engine's front end does not build the laboratory) under
+/// dama-lab's [`Player`] trait. A failure is the move's forfeit, with the client's reason.
+struct HubEngine(HubPlayer);
+
+impl Player for HubEngine {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+
+    fn new_game(&mut self) {
+        self.0.new_game();
+    }
+
+    fn set_clock(&mut self, clock: dama_search::Clock) {
+        self.0.set_clock(clock);
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+        self.0.choose(game).map_err(|e| e.to_string())
     }
 }
 

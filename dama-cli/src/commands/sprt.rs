@@ -1,5 +1,5 @@
 //! The game pairs of `dama match` and `dama pdn stats`, and the SPRT on them
-//! (`dama_search::sprt`).
+//! (`dama_lab::sprt`).
 //!
 //! `--json` writes the test as `{"type": "sprt", "data": {"elo0", "elo1", "alpha", "beta",
 //! "pairs", "pentanomial", "llr", "lower", "upper", "decision", "decided_at"}}`:
@@ -14,8 +14,8 @@
 
 use std::collections::BTreeMap;
 
+use dama_lab::sprt::{half_points, Hypothesis, Pentanomial, Sprt};
 use dama_rules::notation::pdn::GameResult;
-use dama_search::sprt::{half_points, Hypothesis, Pentanomial, Sprt};
 use serde_json::{json, Value};
 
 use crate::error::CliError;

@@ -1,13 +1,13 @@
 //! `dama tune gen` and `dama tune fit`: the evaluation's training pipeline (see
-//! `dama_search::tune` and docs/tuning.md). Results go to stdout, progress to stderr.
+//! `dama_lab::tune` and docs/tuning.md). Results go to stdout, progress to stderr.
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::Instant;
 
+use dama_lab::train::{self, FloatNet, TrainConfig, Trainer};
+use dama_lab::tune::{self, FitConfig, GenConfig};
 use dama_rules::Variant;
-use dama_search::train::{self, FloatNet, TrainConfig, Trainer};
-use dama_search::tune::{self, FitConfig, GenConfig};
 use dama_search::weights::{self, Weights};
 use dama_search::Knobs;
 

@@ -2,7 +2,8 @@
 //!
 //! The view draws the model and turns keys and clicks into model calls; the computer thinks
 //! on a worker thread and its move comes back through a channel, so the screen stays live.
-//! The terminal is restored on `q`, Ctrl-C, an error or a panic.
+//! The terminal is restored on `q`, Ctrl-C, an error or a panic. `n` and `q` in a game
+//! the player has moved in ask first (`y` leaves it, any other key stays).
 //!
 //! The screen fits the terminal: [`layout`] picks the board's size and the panel's place for
 //! it, and a resize redraws in the new layout, keeping the game, the selection, the typed text
@@ -52,6 +53,7 @@ pub fn run(model: Model, computer: Computer) -> Result<Status, CliError> {
         entry: None,
         thinking: false,
         generation: 0,
+        asking: None,
         quit: false,
     };
     let result = app.event_loop(&worker);
@@ -177,7 +179,16 @@ struct App {
     thinking: bool,
     /// Counts new games, so that a reply for an abandoned game is dropped.
     generation: u64,
+    /// A game in progress would be left: the question asked, until the next key answers.
+    asking: Option<Leave>,
     quit: bool,
+}
+
+/// How the player would leave a game in progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Leave {
+    NewGame,
+    Quit,
 }
 
 impl App {
@@ -224,6 +235,24 @@ impl App {
             }
         }
         Ok(())
+    }
+
+    /// Leaves the game at once when nothing would be lost (not over, the player has moved);
+    /// else asks first.
+    fn ask(&mut self, leave: Leave) {
+        let in_progress = self.model.outcome().is_none() && !self.model.player_has_not_moved();
+        if in_progress {
+            self.asking = Some(leave);
+        } else {
+            self.leave(leave);
+        }
+    }
+
+    fn leave(&mut self, leave: Leave) {
+        match leave {
+            Leave::NewGame => self.new_game(),
+            Leave::Quit => self.quit = true,
+        }
     }
 
     fn new_game(&mut self) {
@@ -288,8 +317,14 @@ impl App {
             }
             return;
         }
+        if let Some(leave) = self.asking.take() {
+            if matches!(key.code, KeyCode::Char('y' | 'Y')) {
+                self.leave(leave);
+            }
+            return;
+        }
         match key.code {
-            KeyCode::Char('q') | KeyCode::Char('Q') => self.quit = true,
+            KeyCode::Char('q') | KeyCode::Char('Q') => self.ask(Leave::Quit),
             KeyCode::Char(c @ '1'..='5') => {
                 let level = Level::from_number(u32::from(c as u8 - b'0')).unwrap_or_default();
                 self.model.set_level(level);
@@ -300,7 +335,7 @@ impl App {
                 self.new_game_as(other);
             }
             _ if self.model.outcome().is_some() => self.new_game(),
-            KeyCode::Char('n') | KeyCode::Char('N') => self.new_game(),
+            KeyCode::Char('n') | KeyCode::Char('N') => self.ask(Leave::NewGame),
             KeyCode::Char(':' | '/' | 'm') | KeyCode::Tab => self.entry = Some(String::new()),
             KeyCode::Enter | KeyCode::Char(' ') => self.choose(self.cursor),
             KeyCode::Left => self.step(0, -2),
@@ -540,6 +575,18 @@ impl App {
     /// The status in forms from the longest: the end of the game, the message, or whose
     /// move it is.
     fn status(&self, frame: u32) -> Vec<String> {
+        if let Some(leave) = self.asking {
+            let (long, short) = match leave {
+                Leave::NewGame => ("Abandon this game for a new one?", "New game?"),
+                Leave::Quit => ("Quit and abandon this game?", "Quit?"),
+            };
+            return vec![
+                format!("{long} y: yes, any other key: no, play on."),
+                format!("{long} y: yes, other key: no."),
+                format!("{short} y: yes, other key: no."),
+                format!("{short} y/n"),
+            ];
+        }
         if let Some(verdict) = self.model.verdict() {
             let result = self.model.result_text().unwrap_or("*");
             let score = self.model.score();

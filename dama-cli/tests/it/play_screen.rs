@@ -199,6 +199,8 @@ fn plays_at(size: (u16, u16), then: (u16, u16)) {
             ["wait_screen", "Move 2\\b", 20],
             ["snap", 10],
             ["send", "q"],
+            ["wait_screen", "Quit", 10],
+            ["send", "y"],
             ["exit", 10]
         ]),
     );
@@ -323,6 +325,8 @@ fn keys_select_highlight_move_and_switch_the_remembered_level() {
             ["send", "4"],
             ["wait", "Level 4: Strong", 10],
             ["send", "q"],
+            ["wait", "Quit and abandon this game?", 10],
+            ["send", "y"],
             ["exit", 10]
         ]),
     );
@@ -564,12 +568,67 @@ fn a_priority_refusal_then_a_new_game() {
             ["wait", "Move 2", 20],
             ["mark"],
             ["send", "n"],
+            ["wait", "Abandon this game for a new one? y: yes", 10],
+            ["send", "y"],
             ["wait", "Move 1", 10],
             ["send", "q"],
             ["exit", 10]
         ]),
     );
     assert_eq!(run.status, Some(0));
+    assert!(restored(&run));
+    let _ = std::fs::remove_dir_all(&config);
+}
+
+#[test]
+fn n_and_q_ask_before_a_game_in_progress_is_lost() {
+    let config = config_dir("abandon");
+    let run = drive(
+        &config,
+        &["--seed", "4", "--level", "1"],
+        json!([
+            ["wait", "Your move", 10],
+            ["send", ":22-18\r"],
+            ["wait", "Move 2", 20],
+            ["mark"],
+            ["send", "n"],
+            [
+                "wait",
+                "Abandon this game for a new one? y: yes, any other key: no",
+                10
+            ],
+            ["mark"],
+            ["send", "x"],
+            ["snap", 10],
+            ["mark"],
+            ["send", "q"],
+            [
+                "wait",
+                "Quit and abandon this game? y: yes, any other key: no",
+                10
+            ],
+            ["mark"],
+            ["send", "n"],
+            ["snap", 10],
+            ["mark"],
+            ["send", "q"],
+            ["wait", "Quit and abandon", 10],
+            ["send", "Y"],
+            ["exit", 10]
+        ]),
+    );
+    assert_eq!(run.status, Some(0));
+    // Kept twice: the question gone, still move 2, never a new game's move 1.
+    for snap in &run.snaps {
+        let text = snap.text();
+        assert!(
+            text.contains("Move 2") && !text.to_lowercase().contains("abandon"),
+            "{text}"
+        );
+    }
+    for kept in &run.stretches[2..4] {
+        assert!(!kept.contains("Move 1"), "{kept}");
+    }
     assert!(restored(&run));
     let _ = std::fs::remove_dir_all(&config);
 }

@@ -183,7 +183,7 @@ fn the_kubernetes_job_runs_the_same_shard_command() {
 /// The games of a sample file, each as its debug text, sorted (shards interleave the games).
 fn sample_games(path: &Path) -> Vec<String> {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let samples = dama_search::tune::read_samples(&bytes).expect("a sample file");
+    let samples = dama_lab::tune::read_samples(&bytes).expect("a sample file");
     let mut games: Vec<String> = samples.games.iter().map(|g| format!("{g:?}")).collect();
     games.sort();
     games

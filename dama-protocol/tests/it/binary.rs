@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 use dama_protocol::client::{ClientConfig, HubClient, HubPlayer};
 use dama_protocol::Error;
 use dama_rules::{Game, Position};
-use dama_search::matches::{play_game, MatchConfig, Player};
 use dama_search::Limits;
 
 const ENGINE: &str = env!("CARGO_BIN_EXE_dama-engine");
@@ -287,21 +286,24 @@ fn engine_against_engine_through_the_client_plays_to_the_end() {
             .param("hash", "4"),
         Limits::move_time(Duration::from_millis(200)),
     );
-    let config = MatchConfig {
-        openings: Vec::new(),
-        games: 1,
-        parallel: 1,
-        max_plies: 400,
-        ..MatchConfig::default()
-    };
-    let record = play_game(&mut strong, &mut weak, &[], &config);
-    assert!(
-        !record.reason.contains("forfeit") && !record.reason.contains("illegal"),
-        "{}",
-        record.reason
-    );
-    assert!(record.plies > 10, "{}", record.pdn);
-    assert!(record.pdn.contains("[White \"dama hard\"]"));
+    // The game as a match plays it (`dama-lab`'s runner, through the `dama` command, is
+    // tested in dama-cli): each engine told of the new game, then asked in turn.
+    strong.new_game();
+    weak.new_game();
+    let mut game = Game::new();
+    while game.outcome().is_none() && game.moves().len() < 400 {
+        let player = if game.position().turn() == dama_rules::Color::White {
+            &mut strong
+        } else {
+            &mut weak
+        };
+        let mv = player
+            .choose(&game)
+            .unwrap_or_else(|e| panic!("{} forfeits: {e}", player.name()));
+        game.play(mv).expect("a legal move");
+    }
+    assert!(game.moves().len() > 10, "{:?}", game.moves());
+    assert_eq!(strong.name(), "dama hard");
 }
 
 /// A fake engine: a shell script.
@@ -341,7 +343,7 @@ fn a_hung_search_is_stopped_then_killed_and_forfeits() {
     assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
     // As a player: a forfeit with the reason, never a hang.
     let mut p = HubPlayer::new("fake", script(&hang), limits);
-    let why = p.choose(&Game::new()).unwrap_err();
+    let why = p.choose(&Game::new()).unwrap_err().to_string();
     assert!(why.contains("did not send done"), "{why}");
 }
 
@@ -350,11 +352,11 @@ fn an_engine_crashing_mid_search_or_playing_nonsense_forfeits() {
     let limits = Limits::move_time(Duration::from_millis(100));
     let crash = format!("{HANDSHAKE} read l; read l; read l; read l; exit 1");
     let mut p = HubPlayer::new("crash", script(&crash), limits);
-    let why = p.choose(&Game::new()).unwrap_err();
+    let why = p.choose(&Game::new()).unwrap_err().to_string();
     assert!(why.contains("exited"), "{why}");
     let nonsense =
         format!("{HANDSHAKE} while read l; do case $l in go*) echo 'done move=1-2';; esac; done");
     let mut p = HubPlayer::new("nonsense", script(&nonsense), limits);
-    let why = p.choose(&Game::new()).unwrap_err();
+    let why = p.choose(&Game::new()).unwrap_err().to_string();
     assert!(why.contains("1-2"), "{why}");
 }

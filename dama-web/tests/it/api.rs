@@ -7,7 +7,7 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::common::{opts, Running};
+use crate::common::{opts, Running, JSON};
 use dama_web::Options;
 use serde_json::{json, Value};
 
@@ -346,6 +346,136 @@ fn friend_games_end_by_resignation_or_agreed_draw_and_show_who_is_there() {
     assert_eq!((status, code(&err)), (409, "not_a_friend_game"), "{err}");
 }
 
+#[test]
+fn a_seat_of_a_friend_game_neither_deletes_it_nor_changes_its_level() {
+    let server = Running::start(opts());
+    let (_, g) = server.json("POST", "/api/games", &[], json!({"opponent": "friend"}));
+    let id = g["id"].as_str().unwrap().to_string();
+    let (white, black) = (secret(&g["white_url"]), secret(&g["black_url"]));
+    let game = format!("/api/games/{id}");
+    for seat in [&white, &black] {
+        let (status, err) = server.json("DELETE", &game, &[("X-Dama-Seat", seat)], Value::Null);
+        assert_eq!((status, code(&err)), (403, "shared_game"), "{err}");
+        assert!(err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("both seats"));
+        let (status, err) = server.json(
+            "POST",
+            &format!("{game}/level"),
+            &[("X-Dama-Seat", seat)],
+            json!({"level": "hard"}),
+        );
+        assert_eq!((status, code(&err)), (409, "not_a_computer_game"), "{err}");
+        assert!(err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("only a game against the computer has a level"));
+    }
+    // Still there for the other player and the watchers, and still played.
+    let (status, view) = server.json("GET", &game, &[("X-Dama-Seat", &black)], Value::Null);
+    assert_eq!(
+        (status, view["seat"].as_str()),
+        (200, Some("black")),
+        "{view}"
+    );
+    let (status, _) = server.json(
+        "POST",
+        &format!("{game}/move"),
+        &[("X-Dama-Seat", &white)],
+        json!({"move": "22-18"}),
+    );
+    assert_eq!(status, 200);
+    // A pass-and-play game's one seat holds the whole game: it may delete it.
+    let (_, p) = server.json("POST", "/api/games", &[], json!({"opponent": "pass"}));
+    let seat = secret(&p["white_url"]);
+    let pass = format!("/api/games/{}", p["id"].as_str().unwrap());
+    let (status, err) = server.json(
+        "POST",
+        &format!("{pass}/level"),
+        &[("X-Dama-Seat", &seat)],
+        json!({"level": 2}),
+    );
+    assert_eq!((status, code(&err)), (409, "not_a_computer_game"), "{err}");
+    let (status, _) = server.json("DELETE", &pass, &[("X-Dama-Seat", &seat)], Value::Null);
+    assert_eq!(status, 204);
+}
+
+#[test]
+fn a_page_of_another_site_changes_nothing_and_a_body_must_be_json() {
+    let server = Running::start(opts());
+    let evil = ("Origin", "http://evil.example");
+    let live = || live_games(&server);
+    // Another site's page: no game, no review, whatever the body says it is.
+    let (status, err) = server.json("POST", "/api/games", &[evil], json!({}));
+    assert_eq!((status, code(&err)), (403, "other_site"), "{err}");
+    assert!(err["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("evil.example"));
+    let a = server.send(
+        "POST",
+        "/api/games",
+        &[evil, ("Content-Type", "text/plain")],
+        "{}",
+    );
+    assert_eq!(a.status, 403, "{}", a.body);
+    let pdn = json!({"pdn": "1. 22-18 *"});
+    let (status, err) = server.json("POST", "/api/reviews", &[evil], pdn.clone());
+    assert_eq!((status, code(&err)), (403, "other_site"), "{err}");
+    let cross = ("Sec-Fetch-Site", "cross-site");
+    let (status, err) = server.json("POST", "/api/games", &[cross], json!({}));
+    assert_eq!((status, code(&err)), (403, "other_site"), "{err}");
+    assert_eq!(live(), 0);
+    // A text/plain body (what a page elsewhere may send without asking), even from here.
+    let a = server.send(
+        "POST",
+        "/api/games",
+        &[("Content-Type", "text/plain")],
+        "{}",
+    );
+    assert_eq!(a.status, 415, "{}", a.body);
+    assert!(a.body.contains("not_json"), "{}", a.body);
+    let a = server.send("POST", "/api/games", &[], "{}");
+    assert_eq!(a.status, 415, "{}", a.body);
+    assert_eq!(live(), 0);
+    // The page itself (its Origin is the request's Host), and programs (neither header).
+    let own = [("Origin", "http://x"), ("Sec-Fetch-Site", "same-origin")];
+    let (status, g) = server.json("POST", "/api/games", &own, json!({}));
+    assert_eq!(status, 201, "{g}");
+    let (status, _) = server.json("POST", "/api/reviews", &own, pdn);
+    assert_eq!(status, 200);
+    let (status, _) = server.json("POST", "/api/games", &[], json!({}));
+    assert_eq!(status, 201);
+    // A game's owner on another site's page may not delete it either; from its own it may.
+    let path = format!("/api/games/{}", g["id"].as_str().unwrap());
+    let secret = g["secret"].as_str().unwrap();
+    let seat = ("X-Dama-Seat", secret);
+    let (status, _) = server.json("DELETE", &path, &[seat, evil], Value::Null);
+    assert_eq!(status, 403);
+    let (status, _) = server.json("DELETE", &path, &[seat, own[0]], Value::Null);
+    assert_eq!(status, 204);
+}
+
+#[test]
+fn behind_a_trusted_proxy_the_forwarded_host_is_the_servers_own() {
+    let public = [
+        ("Origin", "https://dama.example.org"),
+        ("X-Forwarded-Host", "dama.example.org"),
+    ];
+    let server = Running::start(Options {
+        trust_proxy: true,
+        ..opts()
+    });
+    let (status, g) = server.json("POST", "/api/games", &public, json!({}));
+    assert_eq!(status, 201, "{g}");
+    drop(server);
+    // Not trusted: a client's X-Forwarded-Host names nothing.
+    let server = Running::start(opts());
+    let (status, err) = server.json("POST", "/api/games", &public, json!({}));
+    assert_eq!((status, code(&err)), (403, "other_site"), "{err}");
+}
+
 /// The text of an event stream up to `until` (or 10 s).
 fn read_events(server: &Running, path: &str, headers: &[(&str, &str)], until: &str) -> String {
     let mut stream = TcpStream::connect(server.addr).unwrap();
@@ -510,7 +640,7 @@ fn too_many_new_games_from_one_address_get_429_with_retry_after() {
         let (status, _) = server.json("POST", "/api/games", &from("198.51.100.1"), json!({}));
         assert_eq!(status, 201);
     }
-    let a = server.send("POST", "/api/games", &from("198.51.100.1"), "{}");
+    let a = server.send("POST", "/api/games", &[from("198.51.100.1")[0], JSON], "{}");
     assert_eq!(a.status, 429, "{}", a.body);
     let wait: u64 = a
         .head
@@ -863,8 +993,11 @@ fn a_body_that_never_comes_is_cut_off_at_the_timeout() {
     let mut s = TcpStream::connect(server.addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let started = Instant::now();
-    s.write_all(b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"lev")
-        .unwrap();
+    s.write_all(
+        b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+          Content-Length: 100\r\n\r\n{\"lev",
+    )
+    .unwrap();
     let mut answer = Vec::new();
     let _ = s.read_to_end(&mut answer);
     let text = String::from_utf8_lossy(&answer);

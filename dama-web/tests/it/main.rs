@@ -4,5 +4,6 @@
 //! workspace links far fewer programs.
 
 mod api;
+mod browser;
 mod common;
 mod review;

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::common::{opts, Running};
+use crate::common::{opts, Running, JSON};
 use dama_rules::notation::{fen, pdn};
 use dama_rules::{Game, Variant};
 use dama_search::{Endgames, Engine, Limits, Signals};
@@ -98,7 +98,7 @@ fn a_blunder_is_marked_with_the_better_move_and_a_forced_move_never() {
 fn a_streamed_review_sends_the_moves_first_then_each_ply() {
     let server = Running::start(opts());
     let body = json!({"pdn": BLUNDER, "depth": 4, "stream": true}).to_string();
-    let a = server.send("POST", "/api/reviews", &[], &body);
+    let a = server.send("POST", "/api/reviews", &[JSON], &body);
     assert_eq!(a.status, 200);
     assert!(a.head.contains("application/x-ndjson"), "{}", a.head);
     // The body is chunked: the JSON lines are the lines that start with '{'.
@@ -162,7 +162,10 @@ fn pdn_that_cannot_be_read_is_refused_with_the_readers_line_and_column() {
     );
     // A body larger than the games' 4 KiB is accepted here, up to the reviews' own limit.
     let long = format!("{{\"pdn\": \"{}\"}}", " ".repeat(300 * 1024));
-    assert_eq!(server.send("POST", "/api/reviews", &[], &long).status, 413);
+    assert_eq!(
+        server.send("POST", "/api/reviews", &[JSON], &long).status,
+        413
+    );
 }
 
 #[test]
@@ -299,6 +302,20 @@ fn live_analysis_gives_the_tables_verdict_where_they_cover_the_position() {
             "{query}"
         );
     }
+    // Another site's page may not make the server search (an EventSource there would).
+    let query = "/api/analysis?fen=W:WK18,K22:BK29&depth=3";
+    let (status, err) = server.json(
+        "GET",
+        query,
+        &[("Origin", "http://evil.example")],
+        Value::Null,
+    );
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (403, Some("other_site"))
+    );
+    let own = server.send("GET", query, &[("Origin", "http://x")], "");
+    assert_eq!(own.status, 200);
 }
 
 /// A long game (50 plies), the same each time: each side plays the engine's depth-2 choice.

@@ -8,6 +8,9 @@ use std::time::Duration;
 use dama_web::{Options, Server};
 use serde_json::Value;
 
+/// The header of a JSON body, as the page sends it.
+pub const JSON: (&str, &str) = ("Content-Type", "application/json");
+
 /// A server on its own runtime thread, stopped (gracefully) when dropped.
 pub struct Running {
     pub addr: SocketAddr,
@@ -83,12 +86,14 @@ impl Running {
         headers: &[(&str, &str)],
         body: Value,
     ) -> (u16, Value) {
-        let text = if body.is_null() {
-            String::new()
+        let a = if body.is_null() {
+            self.send(method, path, headers, "")
         } else {
-            body.to_string()
+            // As the page sends it.
+            let mut typed = vec![JSON];
+            typed.extend_from_slice(headers);
+            self.send(method, path, &typed, &body.to_string())
         };
-        let a = self.send(method, path, headers, &text);
         let v = if a.body.is_empty() {
             Value::Null
         } else {

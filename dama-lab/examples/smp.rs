@@ -1,7 +1,7 @@
 //! Time to depth with several search threads against one, over a set of positions: the
 //! quick measure of a Lazy-SMP scheme (a match decides).
 //!
-//! `cargo run --release -p dama-search --example smp -- DEPTH POSITIONS THREADS [knobs]`
+//! `cargo run --release -p dama-lab --example smp -- DEPTH POSITIONS THREADS [knobs]`
 //!
 //! Positions are the built-in openings played on by 12 plies of a depth-6 search. Prints the
 //! geometric mean of time(1 thread) / time(THREADS threads) to DEPTH. Positions with a forced
@@ -9,8 +9,8 @@
 
 use std::time::Instant;
 
+use dama_lab::matches::italian_openings;
 use dama_rules::Game;
-use dama_search::matches::italian_openings;
 use dama_search::{Engine, Knobs, Limits};
 
 fn main() {

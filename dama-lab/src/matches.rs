@@ -11,10 +11,11 @@ use dama_rules::{Color, Game, Move, Outcome, Position, Variant};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::{Clock, Engine, Level, Limits, Signals, TimeControl};
+use dama_search::{Clock, Engine, Level, Limits, Signals, TimeControl};
 
-/// Something that plays moves: a level, a fixed search budget, or (in `dama-protocol`) any
-/// Hub engine.
+/// Something that plays moves: a level, a fixed search budget, or any Hub engine (the
+/// `dama` command adapts `dama_protocol::HubPlayer`, which knows nothing of this trait, so
+/// that the Hub front end does not build the laboratory).
 pub trait Player: Send {
     /// The name written in the PDN `White`/`Black` tags.
     fn name(&self) -> String;
@@ -65,9 +66,9 @@ impl LevelPlayer {
     }
 
     /// The same player probing `endgames` (by default the small in-memory tables,
-    /// [`Endgames::memory_only`](crate::Endgames::memory_only)).
+    /// [`Endgames::memory_only`](dama_search::Endgames::memory_only)).
     #[must_use]
-    pub fn with_endgames(mut self, endgames: crate::Endgames) -> LevelPlayer {
+    pub fn with_endgames(mut self, endgames: dama_search::Endgames) -> LevelPlayer {
         self.engine.set_endgames(endgames);
         self
     }
@@ -123,21 +124,24 @@ impl SearchPlayer {
     /// The same player with search feature switches set.
     #[doc(hidden)]
     #[must_use]
-    pub fn with_knobs(mut self, knobs: crate::Knobs) -> SearchPlayer {
+    pub fn with_knobs(mut self, knobs: dama_search::Knobs) -> SearchPlayer {
         self.engine.set_knobs(knobs);
         self
     }
 
     /// The same player evaluating with `weights` (see [`Engine::set_weights`]).
     #[must_use]
-    pub fn with_weights(mut self, weights: Option<Arc<crate::weights::Weights>>) -> SearchPlayer {
+    pub fn with_weights(
+        mut self,
+        weights: Option<Arc<dama_search::weights::Weights>>,
+    ) -> SearchPlayer {
         self.engine.set_weights(weights);
         self
     }
 
     /// The same player probing `endgames` (see [`LevelPlayer::with_endgames`]).
     #[must_use]
-    pub fn with_endgames(mut self, endgames: crate::Endgames) -> SearchPlayer {
+    pub fn with_endgames(mut self, endgames: dama_search::Endgames) -> SearchPlayer {
         self.engine.set_endgames(endgames);
         self
     }
@@ -197,7 +201,7 @@ pub fn italian_openings() -> Vec<Vec<Move>> {
 ///
 /// ```
 /// use dama_rules::Variant;
-/// use dama_search::matches::opening_lines;
+/// use dama_lab::matches::opening_lines;
 /// // Seven first moves, each with seven replies.
 /// assert_eq!(opening_lines(Variant::Spanish, 1).len(), 7);
 /// assert_eq!(opening_lines(Variant::Spanish, 2).len(), 49);
@@ -387,7 +391,7 @@ impl MatchResult {
     /// everything.
     ///
     /// ```
-    /// use dama_search::matches::MatchResult;
+    /// use dama_lab::matches::MatchResult;
     /// let r = MatchResult { wins: 60, draws: 20, losses: 20, ..Default::default() };
     /// let (elo, margin) = r.elo();
     /// assert!((elo - 147.2).abs() < 0.1);
@@ -414,7 +418,7 @@ impl MatchResult {
     /// result and for no games.
     ///
     /// ```
-    /// use dama_search::matches::{EloBound, MatchResult};
+    /// use dama_lab::matches::{EloBound, MatchResult};
     /// let r = MatchResult { wins: 10, ..Default::default() };
     /// let Some(EloBound::Above(x)) = r.elo_bound() else { panic!() };
     /// assert!((x - 182.7).abs() < 0.1);
@@ -509,7 +513,7 @@ pub fn play_match(
 /// end.
 ///
 /// ```
-/// use dama_search::matches::{play_match_streaming, LevelPlayer, MatchConfig, Player};
+/// use dama_lab::matches::{play_match_streaming, LevelPlayer, MatchConfig, Player};
 /// use dama_search::{Level, Limits};
 /// use std::sync::Mutex;
 ///
@@ -722,7 +726,7 @@ fn seconds(d: Duration) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use dama_rules::notation::pdn::Reader;
 
@@ -731,7 +735,7 @@ mod tests {
     fn novice() -> Box<dyn Player> {
         Box::new(
             LevelPlayer::new(Level::Novice, Limits::default(), 1)
-                .with_endgames(crate::Endgames::none()),
+                .with_endgames(dama_search::Endgames::none()),
         )
     }
 
@@ -778,6 +782,50 @@ mod tests {
                 .copied()
                 .ok_or_else(|| "no move".to_string())
         }
+    }
+
+    /// 64-bit FNV-1a, to pin a match's or a sample file's bytes in a test.
+    pub(crate) fn fnv(bytes: &[u8]) -> u64 {
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+    }
+
+    #[test]
+    fn a_match_for_a_seed_plays_the_same_games() {
+        // A level with its seed (and the book) against a fixed budget, from two openings:
+        // the counts and every game's text are pinned, so that moving or changing the match
+        // code cannot change a match's games unnoticed.
+        let level = || -> Box<dyn Player> {
+            Box::new(
+                LevelPlayer::new(Level::Normal, Limits::nodes(400), 7)
+                    .with_endgames(dama_search::Endgames::none()),
+            )
+        };
+        let budget = || -> Box<dyn Player> {
+            Box::new(
+                SearchPlayer::new("nodes 300", Limits::nodes(300), 1)
+                    .with_endgames(dama_search::Endgames::none()),
+            )
+        };
+        let config = MatchConfig {
+            openings: italian_openings().into_iter().take(2).collect(),
+            games: 4,
+            parallel: 1,
+            ..MatchConfig::default()
+        };
+        let result = play_match(&level, &budget, &config);
+        let text: String = result.games.iter().map(|g| g.pdn.as_str()).collect();
+        assert_eq!(
+            (
+                result.wins,
+                result.draws,
+                result.losses,
+                fnv(text.as_bytes())
+            ),
+            (1, 0, 3, 422_922_310_616_033_666),
+            "{text}"
+        );
     }
 
     #[test]
@@ -827,7 +875,7 @@ mod tests {
         let player = || -> Box<dyn Player> {
             Box::new(
                 SearchPlayer::new("clock", Limits::default(), 1)
-                    .with_endgames(crate::Endgames::none()),
+                    .with_endgames(dama_search::Endgames::none()),
             )
         };
         // A search that ignored the clock would never end (its own limits are infinite); one

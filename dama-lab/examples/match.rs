@@ -1,6 +1,6 @@
 //! Plays a match between two players and prints the result with its Elo margin.
 //!
-//! `cargo run --release -p dama-search --example match -- FIRST SECOND [games] [parallel] [pdn-file]`
+//! `cargo run --release -p dama-lab --example match -- FIRST SECOND [games] [parallel] [pdn-file]`
 //!
 //! A player is `novice`, `easy`, `normal`, `strong` or `hard` (a level; Hard at 0.1 s a move
 //! unless `hard@S`), `depth:N`, `nodes:N` or `time:S` (full strength on that budget; `S` in
@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use dama_search::matches::{play_match, LevelPlayer, MatchConfig, Player, SearchPlayer};
+use dama_lab::matches::{play_match, LevelPlayer, MatchConfig, Player, SearchPlayer};
 use dama_search::{Level, Limits};
 
 fn player(full: &str, seed: u64) -> Box<dyn Player> {

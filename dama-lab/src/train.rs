@@ -1,4 +1,4 @@
-//! Training the network of [`crate::nnue`] on self-play samples (what `dama tune train`
+//! Training the network of [`dama_search::nnue`] on self-play samples (what `dama tune train`
 //! runs; see docs/tuning.md).
 //!
 //! The trainer is plain Rust on the CPU, in `f32`: the network is small (128 sparse inputs,
@@ -18,8 +18,8 @@
 //! - **Export**: [`FloatNet::quantize`] rounds to the engine's integers.
 //!
 //! ```
-//! use dama_search::train::{FloatNet, Trainer, TrainConfig};
-//! use dama_search::tune::{generate, read_samples, GenConfig};
+//! use dama_lab::train::{FloatNet, Trainer, TrainConfig};
+//! use dama_lab::tune::{generate, read_samples, GenConfig};
 //! let mut file = Vec::new();
 //! generate(&GenConfig { games: 2, nodes: 100, ..GenConfig::default() }, &mut file, &|_| {}).unwrap();
 //! let samples = read_samples(&file).unwrap();
@@ -35,9 +35,9 @@ use dama_rules::{Color, Position, Variant};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::nnue::{self, Network, HIDDEN, INPUTS, QA, QB, QO, TAIL};
 use crate::tune::{SampleGame, TABLE_LABEL};
 use crate::Error;
+use dama_search::nnue::{self, Network, HIDDEN, INPUTS, QA, QB, QO, TAIL};
 
 /// How [`Trainer::run`] trains.
 #[derive(Clone, Debug)]
@@ -210,16 +210,15 @@ impl FloatNet {
             }
         }
         let q32 = |x: f32, s: i32| (f64::from(x) * f64::from(s)).round().clamp(-1e8, 1e8) as i32;
-        Network {
+        Network::new(
             variant,
             w1,
             b1,
-            tail8: Network::tail8_of(&w2),
             w2,
-            b2: std::array::from_fn(|j| q32(p[B2 + j], QA * QB)),
-            w3: std::array::from_fn(|j| q32(p[W3 + j], QO)),
-            b3: q32(p[B3], QA * QO),
-        }
+            std::array::from_fn(|j| q32(p[B2 + j], QA * QB)),
+            std::array::from_fn(|j| q32(p[W3 + j], QO)),
+            q32(p[B3], QA * QO),
+        )
     }
 }
 
@@ -500,9 +499,10 @@ pub fn checkpoint_bytes(net: &FloatNet, st: &TrainState) -> Vec<u8> {
 /// Reads a checkpoint.
 ///
 /// # Errors
-/// [`Error::BadWeights`] when the bytes are not a checkpoint of this build's network.
+/// [`Error::Search`] with [`dama_search::Error::BadWeights`] when the bytes are not a
+/// checkpoint of this build's network.
 pub fn read_checkpoint(bytes: &[u8]) -> Result<(FloatNet, TrainState), Error> {
-    let bad = |why: String| Error::BadWeights { why };
+    let bad = |why: String| Error::from(dama_search::Error::BadWeights { why });
     if bytes.len() < 32 || &bytes[..8] != CHECKPOINT_MAGIC {
         return Err(bad(
             "the file does not start with \"DAMATRCK\": expected a training checkpoint".into(),
@@ -537,6 +537,7 @@ pub fn read_checkpoint(bytes: &[u8]) -> Result<(FloatNet, TrainState), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matches::tests::fnv;
     use crate::tune::{generate, read_samples, GenConfig};
 
     fn games() -> Vec<SampleGame> {
@@ -599,6 +600,39 @@ mod tests {
             );
         }
         assert!(worst > 0.0, "some rounding shows");
+    }
+
+    #[test]
+    fn self_play_and_training_for_a_seed_give_the_same_net() {
+        // Samples of a seed, then a net trained from a seed on one thread: both pinned by
+        // their bytes' hash, so that moving or changing the trainer cannot change them
+        // unnoticed.
+        let config = GenConfig {
+            games: 4,
+            nodes: 300,
+            threads: 1,
+            seed: 11,
+            ..GenConfig::default()
+        };
+        let mut samples = Vec::new();
+        generate(&config, &mut samples, &|_| {}).expect("writing to memory");
+        let games = read_samples(&samples).expect("a good file").games;
+        let config = TrainConfig {
+            epochs: 3,
+            batch: 64,
+            rate: 3e-3,
+            holdout: 0,
+            threads: 1,
+            seed: 5,
+            ..TrainConfig::default()
+        };
+        let mut trainer = Trainer::new(&games, &config);
+        let (net, _) = trainer.run(FloatNet::new(5), None, &|_| {});
+        let bytes = net.quantize(Variant::Italian).to_bytes();
+        assert_eq!(
+            (fnv(&samples), fnv(&bytes)),
+            (17_753_768_922_846_804_843, 10_398_421_258_845_116_458)
+        );
     }
 
     #[test]

@@ -21,14 +21,14 @@
 //! little-endian), and per position the White, Black and king squares as `u32` bit sets
 //! (bit `n - 1` for square `n`), the side to move (`u8`: 0 White, 1 Black) and the position's
 //! score (`i16` little-endian, hundredths of a man from the side to move's view, as a
-//! [`Score`](crate::Score): wins and losses beyond ±29,000): 15 bytes. The score is the
+//! [`Score`]: wins and losses beyond ±29,000): 15 bytes. The score is the
 //! self-play search's own, or the endgame tables' exact value (a table win is
 //! [`TABLE_LABEL`], a draw 0) when they cover the position.
 //! Version 2 is the same without the score (13 bytes a position), version 1 without the
 //! variant byte too (read as Italian); their games have no scores.
 //!
 //! ```
-//! use dama_search::tune::{generate, read_samples, GenConfig};
+//! use dama_lab::tune::{generate, read_samples, GenConfig};
 //! let config = GenConfig { games: 2, nodes: 200, ..GenConfig::default() };
 //! let mut file = Vec::new();
 //! let stats = generate(&config, &mut file, &|_| {}).unwrap();
@@ -47,11 +47,13 @@ use dama_rules::{Bitboard, Color, Game, Outcome, Position, Square, Variant};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::eval::{feature, features, phase, PHASES, SCALE};
 use crate::matches::{italian_openings, opening_lines};
-use crate::pattern::{self, free_slot, ENTRIES, FREE_WINDOWS, WINDOWS};
-use crate::weights::Weights;
-use crate::{Endgames, Engine, Error, Knobs, Limits};
+use dama_search::eval::{feature, features, phase, PHASES, SCALE};
+use dama_search::pattern::{self, free_slot, ENTRIES, FREE_WINDOWS, WINDOWS};
+use dama_search::weights::Weights;
+use dama_search::{Endgames, Engine, Knobs, Limits, Score};
+
+use crate::Error;
 
 /// The sample file's first bytes.
 pub const SAMPLE_MAGIC: &[u8; 8] = b"DAMASAMP";
@@ -59,7 +61,7 @@ pub const SAMPLE_MAGIC: &[u8; 8] = b"DAMASAMP";
 pub const SAMPLE_VERSION: u32 = 3;
 /// The score a sample carries for a position the endgame tables win for the side to move
 /// (minus it for a loss): a table win at distance 0 to conversion.
-pub const TABLE_LABEL: i16 = crate::score::TABLE_WIN as i16;
+pub const TABLE_LABEL: i16 = Score::TABLE_WIN.0 as i16;
 
 /// How [`generate`] plays.
 #[derive(Clone, Debug)]
@@ -263,14 +265,14 @@ fn play_game(
 }
 
 /// A kept position's score: the tables' exact value where they cover it, else the search's.
-fn label(engine: &Engine, pos: &Position, variant: Variant, searched: crate::Score) -> i16 {
+fn label(engine: &Engine, pos: &Position, variant: Variant, searched: Score) -> i16 {
     let n = pos.occupied().count();
     if engine.endgames().may_cover(variant, n) {
         let value = dama_rules::with_rules!(variant, R => engine.endgames().probe::<R>(pos));
         match value {
-            Some(dama_egtb::Value::Win(_)) => return TABLE_LABEL,
-            Some(dama_egtb::Value::Loss(_)) => return -TABLE_LABEL,
-            Some(dama_egtb::Value::Draw) => return 0,
+            Some(dama_search::egtb::Value::Win(_)) => return TABLE_LABEL,
+            Some(dama_search::egtb::Value::Loss(_)) => return -TABLE_LABEL,
+            Some(dama_search::egtb::Value::Draw) => return 0,
             None => {}
         }
     }
@@ -789,7 +791,7 @@ mod tests {
             threads: 2,
             ..FitConfig::default()
         };
-        let start = crate::weights::classic(dama_rules::Variant::Italian);
+        let start = dama_search::weights::classic(dama_rules::Variant::Italian);
         let r = fit(&games, start, &config, &|_, _| {});
         assert!(r.positions[0] > 0 && r.positions[1] > 0);
         assert!(r.after[0] < r.before[0], "{:?} -> {:?}", r.before, r.after);
@@ -841,13 +843,13 @@ mod tests {
     #[test]
     fn the_fitters_evaluation_is_the_engines() {
         // Without damping (no king on either side), the fitter's sum is the engine's.
-        let w = crate::weights::with_patterns(dama_rules::Variant::Italian);
+        let w = dama_search::weights::with_patterns(dama_rules::Variant::Italian);
         let pos = dama_rules::notation::fen::parse("W:W18,22,23,24,29,31:B3,5,6,7,11,12")
             .expect("a good FEN");
         let mut d = Data::default();
         d.push(&pos, 1);
         let fitted = d.eval(&params(w), 0);
-        let engine = crate::eval::evaluate_with(&pos, w);
+        let engine = dama_search::eval::evaluate_with(&pos, w);
         assert!(
             (fitted - f64::from(engine)).abs() <= 1.0,
             "{fitted} {engine}"

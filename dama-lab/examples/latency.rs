@@ -1,12 +1,12 @@
 //! Reply time per level over the positions of self-play games: mean and worst for Novice to
 //! Strong (node budgets), and for Hard the time used against the time given.
 //!
-//! `cargo run --release -p dama-search --example latency -- [positions] [hard-millis]`
+//! `cargo run --release -p dama-lab --example latency -- [positions] [hard-millis]`
 
 use std::time::{Duration, Instant};
 
+use dama_lab::matches::italian_openings;
 use dama_rules::Game;
-use dama_search::matches::italian_openings;
 use dama_search::{Engine, Level, Limits, Signals};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -2,7 +2,7 @@
 //! Italian draughts, one per resulting position, kept when a fixed-depth search scores it
 //! within ±0.25 man.
 //!
-//! `cargo run --release -p dama-search --example openings -- [depth] > dama-search/src/openings.txt`
+//! `cargo run --release -p dama-lab --example openings -- [depth] > dama-lab/src/openings.txt`
 
 use std::collections::HashSet;
 

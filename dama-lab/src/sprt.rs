@@ -34,7 +34,7 @@
 //! `elo1`.
 //!
 //! ```
-//! use dama_search::sprt::{Hypothesis, Pentanomial, Sprt};
+//! use dama_lab::sprt::{Hypothesis, Pentanomial, Sprt};
 //!
 //! let test: Sprt = "elo0=0 elo1=5".parse()?;
 //! let (lower, upper) = test.bounds();
@@ -45,7 +45,7 @@
 //! assert!((llr - 0.647986).abs() < 1e-5);
 //! assert_eq!(test.decide(llr), None); // not yet: play on
 //! assert_eq!(test.decide(3.0), Some(Hypothesis::H1));
-//! # Ok::<_, dama_search::Error>(())
+//! # Ok::<_, dama_lab::Error>(())
 //! ```
 
 use dama_rules::notation::pdn::GameResult;
@@ -85,7 +85,7 @@ impl Pentanomial {
 ///
 /// ```
 /// use dama_rules::notation::pdn::GameResult;
-/// use dama_search::sprt::half_points;
+/// use dama_lab::sprt::half_points;
 /// assert_eq!(half_points(GameResult::BlackWins, false), Some(2));
 /// assert_eq!(half_points(GameResult::Unknown, true), None);
 /// ```
@@ -204,12 +204,12 @@ impl Sprt {
 /// `alpha` and `beta` are 0.05 unless given.
 ///
 /// ```
-/// use dama_search::sprt::Sprt;
+/// use dama_lab::sprt::Sprt;
 /// let test: Sprt = "elo0=-1.5,elo1=3.5 alpha=0.1".parse()?;
 /// assert_eq!((test.elo0, test.elo1, test.alpha, test.beta), (-1.5, 3.5, 0.1, 0.05));
 /// let err = "elo0=0 elo1=5 gamma=1".parse::<Sprt>().unwrap_err();
 /// assert!(err.to_string().contains("\"gamma=1\""));
-/// # Ok::<_, dama_search::Error>(())
+/// # Ok::<_, dama_lab::Error>(())
 /// ```
 impl std::str::FromStr for Sprt {
     type Err = Error;
@@ -322,7 +322,7 @@ mod tests {
 
     #[test]
     fn llr_matches_a_direct_maximization_of_the_likelihood() {
-        // From dama-search/tests/sprt_llr.py: the likelihood maximized over the five
+        // From dama-lab/tests/sprt_llr.py: the likelihood maximized over the five
         // probabilities by a Nelder-Mead search, not through the dual as here.
         for (counts, elo0, elo1, want) in [
             ([10, 20, 40, 20, 10], 0.0, 5.0, -0.034_506_851),

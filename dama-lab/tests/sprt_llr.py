@@ -8,7 +8,7 @@ the five pair scores, with a generic Nelder-Mead search (standard library only):
 probabilities are free, the other two follow from "they sum to 1" and "their mean is the
 score of the hypothesis", and a point with a negative probability is rejected.
 
-    python3 dama-search/tests/sprt_llr.py
+    python3 dama-lab/tests/sprt_llr.py
 """
 import math
 
