@@ -42,6 +42,14 @@ fn at_least_one(text: &str) -> Result<usize, String> {
     }
 }
 
+/// Parses a node limit (`--nodes`): 1 or more, as every limit (`--time 0` is refused too).
+fn node_count(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err("expected a whole number of nodes, 1 or more".into()),
+    }
+}
+
 /// Parses a finite number, 0 or more (`--margin`, `--l2`).
 fn non_negative(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
@@ -172,8 +180,9 @@ Plain mode: before each of your moves it prints the board (`w`/`b` men, `W`/`B` 
 empty; as you see it, each row's square names on the right), then, when they apply,
 `capture compulsory: <squares> must capture (<captures>)` and `moves without progress: N/40`,
 then `fen <FEN>` (engine numbers, as every FEN dama reads and writes). Give one move a line
-(Hub or PDN text in the variant's square names), or `level N`; blank lines are ignored. A
-refused move prints `illegal <reason>`; `level N` prints `level N <Name>` (and why a win
+(Hub or PDN text in the variant's square names), or `level N`; blank lines are ignored. A move
+not legal here prints `illegal <reason>`, a line that is not a move (or a level that does not
+exist) `refused <reason>`; `level N` prints `level N <Name>` (and why a win
 counts at a lower level, when it does); the computer's moves print `computer <move>`; the
 end prints `result <1-0|0-1|1/2-1/2> score <points>` (10 points per piece you captured; a
 win adds 100 + 50 x the level, the lowest level played in the game).")]
@@ -343,8 +352,8 @@ Annotator tag.")]
         /// Seconds to think (above 0, at most a year).
         #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
         time: Option<Duration>,
-        /// Nodes to search.
-        #[arg(long)]
+        /// Nodes to search (1 or more).
+        #[arg(long, value_parser = node_count)]
         nodes: Option<u64>,
         /// Choose as this level of the game would (its budget and its margin of choice).
         #[arg(long, value_parser = level_parser(), conflicts_with = "multipv")]
@@ -404,8 +413,8 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         /// out their clock themselves.
         #[arg(long, value_name = "BASE+INC", value_parser = clock, conflicts_with = "movetime")]
         clock: Option<dama_search::Clock>,
-        /// A node limit a move for every player.
-        #[arg(long)]
+        /// A node limit a move for every player (1 or more).
+        #[arg(long, value_parser = node_count)]
         nodes: Option<u64>,
         /// Games played at the same time.
         #[arg(long, alias = "parallel", default_value_t = 1)]
@@ -801,8 +810,8 @@ pub enum EgtbAction {
         /// Pieces of each start position (a class with men; the tables must hold it).
         #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(3..=7))]
         pieces: u32,
-        /// Nodes a move for Hard.
-        #[arg(long, default_value_t = 20_000)]
+        /// Nodes a move for Hard (1 or more).
+        #[arg(long, default_value_t = 20_000, value_parser = node_count)]
         nodes: u64,
         /// Only wins at least this many plies (MTC) from their conversion.
         #[arg(long, default_value_t = 1)]

@@ -615,10 +615,12 @@ impl Model {
                 return format!("{text} is a square: type a whole move like {example}");
             }
         }
+        let quoted: String = text.chars().take(20).collect();
+        let cut = if quoted.len() < text.len() { "…" } else { "" };
         if squares_too {
-            format!("type a move like {example} or a square")
+            format!("\"{quoted}{cut}\" is not a move or a square: type a move like {example} or a square")
         } else {
-            format!("type a move like {example}")
+            format!("\"{quoted}{cut}\" is not a move: type one like {example}")
         }
     }
 
@@ -1044,9 +1046,15 @@ mod tests {
         let mut m = Model::new(Variant::Italian, Position::start(), Level::Novice);
         assert_eq!(m.type_move("99").unwrap_err(), "there is no square 99");
         assert_eq!(m.type_move("22-99").unwrap_err(), "there is no square 99");
-        assert_eq!(m.type_move("hello").unwrap_err(), "type a move like 21-17");
+        assert_eq!(
+            m.type_move("hello").unwrap_err(),
+            "\"hello\" is not a move: type one like 21-17"
+        );
         assert_eq!(m.enter("hello"), None);
-        assert_eq!(m.message(), "Type a move like 21-17 or a square");
+        assert_eq!(
+            m.message(),
+            "\"hello\" is not a move or a square: type a move like 21-17 or a square"
+        );
         assert_eq!(
             m.type_move("22").unwrap_err(),
             "22 is a square: type a whole move like 21-17"

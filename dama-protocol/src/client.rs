@@ -40,7 +40,7 @@ pub struct ClientConfig {
     /// Its arguments.
     pub args: Vec<String>,
     /// `set-param` values sent after the handshake, in order (names the engine did not
-    /// declare are sent all the same; engines ignore them).
+    /// declare are sent all the same; engines ignore them, dama with an `error` line).
     pub params: Vec<(String, String)>,
     /// Time for `hub` → `wait` and `init` → `ready`.
     pub handshake_timeout: Duration,

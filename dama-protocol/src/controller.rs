@@ -33,6 +33,22 @@ pub const MAX_BOOK_MARGIN: i64 = 1000;
 /// Largest `seed`.
 pub const MAX_SEED: i64 = i32::MAX as i64;
 
+/// The parameters `hub` declares, in its order: `set-param` knows these and no other.
+const PARAMETERS: [&str; 12] = [
+    "variant",
+    "level",
+    "hash",
+    "threads",
+    "seed",
+    "multipv",
+    "egtb-dir",
+    "book",
+    "book-margin",
+    "contempt",
+    "book-file",
+    "eval-file",
+];
+
 /// Longest `error` message sent, in characters.
 const MAX_MESSAGE: usize = 400;
 
@@ -434,7 +450,12 @@ impl<W: Write> Controller<W> {
                 self.settings.eval_file = value.to_string();
                 self.job(Job::Weights(weights));
             }
-            other => tracing::debug!(name = %excerpt(other), "unknown parameter ignored"),
+            other => {
+                return Err(Error::UnknownParameter {
+                    name: excerpt(other),
+                    known: PARAMETERS.join(", "),
+                })
+            }
         }
         Ok(())
     }
@@ -636,9 +657,18 @@ impl<W: Write> Controller<W> {
     }
 }
 
-/// The game to search: refused when the side to move has no move; a game over by a draw
-/// rule (which the GUI did not apply) is searched all the same, history included.
+/// The game to search: refused when the side to move has no move or when a side has no piece
+/// left (the game is over: the side without pieces lost, whoever is to move); a game over by
+/// a draw rule (which the GUI did not apply) is searched all the same, history included.
 fn searchable(game: &Game) -> Result<Game, Error> {
+    let pos = game.position();
+    if let Some(loser) = [pos.turn(), !pos.turn()]
+        .into_iter()
+        .find(|&c| pos.pieces(c).is_empty())
+    {
+        let why = format!("{loser} has no piece left: {} won", !loser);
+        return Err(Error::NoLegalMove { why });
+    }
     if game.legal_moves().is_empty() {
         let why = game
             .outcome()

@@ -52,6 +52,14 @@ pub enum Error {
         /// What was expected.
         expected: String,
     },
+    /// A `set-param` for a parameter the engine does not have: ignored, said so.
+    #[error("set-param: unknown parameter \"{name}\" (ignored): expected one of {known}")]
+    UnknownParameter {
+        /// The name given (an excerpt if long).
+        name: String,
+        /// The parameters the engine declares, comma-separated.
+        known: String,
+    },
     /// A `pos=` value that is not a position.
     #[error("pos: {0}")]
     BadPosition(dama_rules::Error),
@@ -73,7 +81,8 @@ pub enum Error {
         /// Why that `pos` was refused (an excerpt if long).
         why: String,
     },
-    /// `go` in a position where the side to move has no move.
+    /// `go` in a position where the side to move has no move, or one side has no piece left
+    /// (a finished game).
     #[error("go: no legal move in this position ({why})")]
     NoLegalMove {
         /// How the game ended.

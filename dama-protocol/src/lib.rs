@@ -40,7 +40,7 @@
 //! | command | meaning |
 //! | --- | --- |
 //! | `hub` | answered by `id`, one `param` line per parameter, then `wait` |
-//! | `set-param name=N value=V` | sets a parameter; unknown names are ignored, bad values get `error` |
+//! | `set-param name=N value=V` | sets a parameter; bad values get `error`, and so do unknown names (ignored; the message lists the known ones) |
 //! | `init` | answered by `ready` (the transposition table is allocated here) |
 //! | `pos pos=<position> [moves="m1 m2 ..."]` | the position to search: the start and the moves since (each checked by the rules) |
 //! | `pos start [moves="..."]` | the same from the start position; a refused `pos` (bad position or move) leaves no position: every `go` then answers `error` and a bare `done` until a valid `pos`, `new-game` or a `variant` |

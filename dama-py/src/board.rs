@@ -130,8 +130,17 @@ impl Move {
         format!("Move('{}')", self.mv)
     }
 
-    fn __eq__(&self, other: PyRef<'_, Move>) -> bool {
-        self.mv == other.mv
+    /// Equal to a move with the same squares, and to a text (Hub or PDN) that reads as this
+    /// move in the position it is played from: `"22-18" in board.legal_moves` works as in
+    /// python-chess. Anything else is not equal.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        if let Ok(other) = other.cast::<Move>() {
+            return self.mv == other.get().mv;
+        }
+        let Ok(text) = other.extract::<String>() else {
+            return false;
+        };
+        notation::parse_move_for(self.variant, &self.before, &text).is_ok_and(|m| m == self.mv)
     }
 
     fn __hash__(&self) -> u64 {
@@ -409,6 +418,23 @@ impl Board {
         let before = *self.game.position();
         let m = self.game.play_text(text).py_err(py)?;
         Ok(Move::new(m, before, self.game.variant()))
+    }
+
+    /// `push_text` under python-chess's name: dama has no SAN, the text is Hub (`27x20x23`)
+    /// or PDN (`27x20`), as players type it.
+    fn push_san(&mut self, py: Python<'_>, san: &str) -> PyResult<Move> {
+        self.push_text(py, san)
+    }
+
+    /// `parse_move` under python-chess's name (see `push_san`).
+    fn parse_san(&self, py: Python<'_>, san: &str) -> PyResult<Move> {
+        self.parse_move(py, san)
+    }
+
+    /// The result as python-chess gives it: `"1-0"`, `"0-1"`, `"1/2-1/2"`, or `"*"` while
+    /// the game goes on.
+    fn result(&self) -> &'static str {
+        self.game.outcome().map_or("*", |o| o.pdn())
     }
 
     /// Reads a move in Hub or PDN text without playing it (errors as `push_text`, except

@@ -247,6 +247,8 @@ fn limits(
 ///
 /// Every search releases the GIL, so other Python threads run meanwhile, and `stop()` from
 /// any of them ends the running search, which then answers with its last complete depth.
+/// Ctrl-C (`KeyboardInterrupt`, in a REPL or Jupyter's "interrupt") stops the search and
+/// raises: a search with `infinite=True` ends that way too.
 /// Searches of one engine run one at a time (a second waits for the first).
 #[pyclass(module = "dama", frozen)]
 pub struct Engine {
@@ -254,21 +256,91 @@ pub struct Engine {
     signals: Signals,
 }
 
+/// How often a search running for Python looks for Ctrl-C (a pending signal).
+const SIGNAL_POLL: Duration = Duration::from_millis(25);
+
 impl Engine {
     /// Runs `f` on the engine with the GIL released, after clearing the stop switch.
+    ///
+    /// The search runs on a thread of its own while this one waits with the GIL released,
+    /// taking it back every [`SIGNAL_POLL`] to run Python's signal handlers
+    /// (`Python::check_signals`): Ctrl-C (or any handler that raises) stops the search, which
+    /// is waited for, and the exception (`KeyboardInterrupt`) is raised in its place.
     fn run<T: Send>(
         &self,
         py: Python<'_>,
         f: impl FnOnce(&mut dama_search::Engine, &Signals) -> T + Send,
-    ) -> T {
+    ) -> PyResult<T> {
         let signals = &self.signals;
         let inner = &self.inner;
-        py.detach(move || {
-            let mut engine = inner.lock().unwrap_or_else(|e| e.into_inner());
-            signals.stop.store(false, Ordering::SeqCst);
-            f(&mut engine, signals)
+        let done = &Done::default();
+        std::thread::scope(|scope| {
+            let search = scope.spawn(move || {
+                // Told even when `f` panics (the guard's drop), so the wait below ends.
+                let _told = done.guard();
+                let mut engine = inner.lock().unwrap_or_else(|e| e.into_inner());
+                signals.stop.store(false, Ordering::SeqCst);
+                f(&mut engine, signals)
+            });
+            let finished = |wait: Duration| done.wait(wait);
+            while !py.detach(|| finished(SIGNAL_POLL)) {
+                if let Err(interrupt) = py.check_signals() {
+                    // The switch is set until the search has ended: a search that had not
+                    // yet cleared it when the signal came clears it first, then sees it.
+                    py.detach(|| {
+                        signals.stop.store(true, Ordering::SeqCst);
+                        while !finished(Duration::from_millis(5)) {
+                            signals.stop.store(true, Ordering::SeqCst);
+                        }
+                    });
+                    let _ = join(search);
+                    return Err(interrupt);
+                }
+            }
+            Ok(join(search))
         })
     }
+}
+
+/// Whether a search thread has finished, and a wait for it.
+#[derive(Default)]
+struct Done {
+    finished: Mutex<bool>,
+    told: std::sync::Condvar,
+}
+
+/// Tells a [`Done`] when dropped.
+struct Told<'a>(&'a Done);
+
+impl Drop for Told<'_> {
+    fn drop(&mut self) {
+        *self.0.finished.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.0.told.notify_all();
+    }
+}
+
+impl Done {
+    fn guard(&self) -> Told<'_> {
+        Told(self)
+    }
+
+    /// Whether the search has finished, waiting at most `wait` for it.
+    fn wait(&self, wait: Duration) -> bool {
+        let finished = self.finished.lock().unwrap_or_else(|e| e.into_inner());
+        let (finished, _) = self
+            .told
+            .wait_timeout_while(finished, wait, |f| !*f)
+            .unwrap_or_else(|e| e.into_inner());
+        *finished
+    }
+}
+
+/// The value of a finished search thread; a panic goes on unwinding here (PyO3 turns it into
+/// `PanicException`).
+fn join<T>(search: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    search
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 #[pymethods]
@@ -316,7 +388,7 @@ impl Engine {
         let r = self.run(py, |e, s| {
             e.set_multipv(1);
             e.search_with(&game, &limits, s, &mut |_| {})
-        });
+        })?;
         Ok(result_of(&game, &r))
     }
 
@@ -343,7 +415,7 @@ impl Engine {
             let r = e.search_with(&game, &limits, s, &mut |_| {});
             e.set_multipv(1);
             r
-        });
+        })?;
         Ok(result_of(&game, &r).lines)
     }
 
@@ -377,7 +449,7 @@ impl Engine {
         let r = self.run(py, |e, s| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             e.play_level(&game, level, &limits, s, &mut rng)
-        });
+        })?;
         Ok(r.best
             .map(|m| Move::new(m, *game.position(), game.variant())))
     }
@@ -389,8 +461,8 @@ impl Engine {
     }
 
     /// Forgets what the table learnt (a new game).
-    fn clear(&self, py: Python<'_>) {
-        self.run(py, |e, _| e.clear());
+    fn clear(&self, py: Python<'_>) -> PyResult<()> {
+        self.run(py, |e, _| e.clear())
     }
 }
 

@@ -98,3 +98,55 @@ def test_the_endgame_tables_are_probed_and_agree_with_the_search():
     assert dama.probe_endgame(board) == ("loss", 10)
     # Men too: a king and a man against a king.
     assert dama.probe_endgame(dama.Board("W:WK29,22:BK1"))[0] in ("win", "draw")
+
+
+@pytest.mark.parametrize("interrupt", ["interrupt_main", "raise_signal"])
+def test_ctrl_c_stops_an_infinite_search_and_raises(interrupt):
+    import _thread
+    import signal
+
+    engine = dama.Engine()
+    board = dama.Board()
+    send = {
+        "interrupt_main": _thread.interrupt_main,
+        "raise_signal": lambda: signal.raise_signal(signal.SIGINT),
+    }[interrupt]
+    # Ctrl-C after 0.3 s; a watchdog stops the search after 8 s should Ctrl-C not reach it
+    # (then the search returns and the test fails on the time, rather than hanging).
+    ctrl_c = threading.Timer(0.3, send)
+    watchdog = threading.Timer(8, engine.stop)
+    ctrl_c.start()
+    watchdog.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            engine.search(board, infinite=True)
+        elapsed = time.monotonic() - start
+    finally:
+        watchdog.cancel()
+        ctrl_c.cancel()
+    assert elapsed < 4, f"KeyboardInterrupt came {elapsed:.1f} s after the search began"
+    # The engine is whole afterwards: the next search runs and answers.
+    assert engine.search(board, depth=3).best_move in board.legal_moves
+
+
+def test_ctrl_c_stops_a_long_analysis_and_a_level_too():
+    import _thread
+
+    engine = dama.Engine()
+    # Out of the opening book, so that Hard searches.
+    board = dama.Board("W:W20,21,22,23,25,26,27,28,29,30,31:B1,2,3,5,6,7,8,9,10,11,12")
+    for call in (lambda: engine.analyse(board, 2, infinite=True),
+                 lambda: engine.play(board, "hard", movetime=60)):
+        timer = threading.Timer(0.3, _thread.interrupt_main)
+        watchdog = threading.Timer(8, engine.stop)
+        timer.start()
+        watchdog.start()
+        start = time.monotonic()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                call()
+        finally:
+            watchdog.cancel()
+            timer.cancel()
+        assert time.monotonic() - start < 4

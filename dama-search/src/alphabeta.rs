@@ -149,7 +149,8 @@ impl<'a, R: Rules> Worker<'a, R> {
         let e = match self.net {
             Some(net) => self.net_value(net, pos, ply),
             None => evaluate_with(pos, self.weights),
-        };
+        }
+        .clamp(-Score::EVAL_MAX.0, Score::EVAL_MAX.0);
         let left = self.no_progress.saturating_sub(quiet) as i32;
         if left < 20 {
             e * left / 20

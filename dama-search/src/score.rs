@@ -36,6 +36,11 @@ impl Score {
     /// A draw.
     pub const DRAW: Score = Score(0);
 
+    /// The largest evaluation the search uses (50 men): evaluations are clamped to it, so
+    /// that in [`Score::men`] they stay below the table band (80 to 90 men) and the band of
+    /// wins at a known distance (90 to 100 men), whatever the weights or the network say.
+    pub const EVAL_MAX: Score = Score(5_000);
+
     /// An endgame table's win at distance 0 to conversion, the best table win (the
     /// self-play samples of `dama-lab` label a table win with it).
     pub const TABLE_WIN: Score = Score(TABLE_WIN);
@@ -82,8 +87,11 @@ impl Score {
         self.0 < -TABLE_BOUND && self.0 >= -TABLE_WIN
     }
 
-    /// The score in men (`1.0` = one man), for display; wins and losses are ±100 minus a
-    /// hundredth per ply, the Hub protocol's convention (a win in 7 plies is `99.93`).
+    /// The score in men (`1.0` = one man), for display, in three bands: evaluations within
+    /// ±50 ([`Score::EVAL_MAX`]); a win or loss an endgame table proves, ±90 minus a hundredth
+    /// per ply to the next conversion (capture or man move; between 80 and 90); a win or loss
+    /// at a known distance to the end of the game, ±100 minus a hundredth per ply, the Hub
+    /// protocol's convention (a win in 7 plies is `99.93`).
     pub fn men(self) -> f64 {
         match self.plies_to_end() {
             Some(n) if self.is_win() => 100.0 - f64::from(n) / 100.0,

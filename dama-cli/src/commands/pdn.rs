@@ -42,7 +42,8 @@ pub fn run(variant: Variant, action: PdnAction) -> Result<Status, CliError> {
         progress: input.1.clone(),
     };
     let (input, progress) = input;
-    let status = each_game(Reader::new(input, variant), &mut out, each, check);
+    let report = matches!(action, PdnAction::Convert { .. });
+    let status = each_game(Reader::new(input, variant), &mut out, each, check, report);
     // The bar leaves before the last lines are written.
     progress.finish();
     let status = status.and_then(|status| out.out.flush().map(|()| status));
@@ -64,19 +65,30 @@ pub fn run(variant: Variant, action: PdnAction) -> Result<Status, CliError> {
     }
 }
 
-/// Runs `each` on every good game and reports the bad ones; the read error that ended the
+/// Runs `each` on every good game and reports the bad ones (and, with `report`, what a good
+/// one had that was dropped); the read error that ended the
 /// input early, if any; `None` when there was no game at all.
 fn each_game(
     games: Reader<Box<dyn BufRead>>,
     out: &mut Out,
     each: Each,
     check: bool,
+    report: bool,
 ) -> io::Result<Result<Option<Status>, Error>> {
     let (mut count, mut bad) = (0usize, 0usize);
-    for (i, game) in games.enumerate() {
+    let mut games = games;
+    while let Some(game) = games.next() {
         count += 1;
         match game {
-            Ok(game) => each(out, i + 1, game)?,
+            Ok(game) => {
+                let dropped = games.dropped();
+                if report && !dropped.is_empty() {
+                    // What the canonical PDN cannot hold is said, not lost silently.
+                    out.progress
+                        .suspend(|| eprintln!("dama: game {count}: dropped {dropped}"));
+                }
+                each(out, count, game)?;
+            }
             Err(err @ Error::PdnRead { .. }) => return Ok(Err(err)),
             Err(err) if check => {
                 bad += 1;
@@ -139,7 +151,8 @@ fn fens(out: &mut Out, number: usize, game: PdnGame) -> io::Result<()> {
     Ok(())
 }
 
-/// The canonical PDN, games separated by a blank line.
+/// The canonical PDN, games separated by a blank line (what it cannot hold, variations and
+/// marks, is reported on stderr by [`each_game`]).
 fn convert(out: &mut Out, _number: usize, game: PdnGame) -> io::Result<()> {
     // The reader gives only legal moves, which the writer takes.
     let text = pdn::write(&game).map_err(|e| io::Error::other(e.to_string()))?;

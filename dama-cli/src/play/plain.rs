@@ -5,8 +5,10 @@
 //! `capture compulsory: <squares> must capture (<captures>)` and
 //! `moves without progress: N/LIMIT` (from [`dama_play::NO_PROGRESS_SHOWN`] moves), then
 //! `fen <FEN>` (engine numbers). The player answers one move per line (Hub or PDN, in the
-//! variant's square names), or `level N` (1..5 or a name); blank lines are ignored. A refused
-//! move prints `illegal <reason>` and the `fen` line again; `level N` prints
+//! variant's square names), or `level N` (1..5 or a name); blank lines are ignored. A move
+//! that is not legal here prints `illegal <reason>`, a line that is not a move at all (or a
+//! level that does not exist) `refused <reason>` (`refused "foo" is not a move: type one like
+//! 21-17`), each followed by the `fen` line again; `level N` prints
 //! `level N <Name>`, with `; <why>` when a win counts at a lower level; each computer move
 //! prints `computer <move>`; the end prints `result <1-0|0-1|1/2-1/2> score <points>`. End of
 //! input ends quietly.
@@ -82,7 +84,7 @@ pub fn run(mut model: Model, mut computer: Computer) -> Result<Status, CliError>
         let text = match next_line(&mut input)? {
             Line::End => return Ok(Status::Ok),
             Line::NotText => {
-                writeln!(out, "illegal the line is not UTF-8 text").map_err(CliError::Output)?;
+                writeln!(out, "refused the line is not UTF-8 text").map_err(CliError::Output)?;
                 continue;
             }
             Line::Text(text) => text,
@@ -96,18 +98,34 @@ pub fn run(mut model: Model, mut computer: Computer) -> Result<Status, CliError>
                         .map_or(String::new(), |n| format!("; {n}"));
                     writeln!(out, "level {} {}{note}", level.number(), title(level))
                 }
-                Err(err) => writeln!(out, "illegal {err}"),
+                Err(_) => writeln!(
+                    out,
+                    "refused level \"{}\": expected 1..5 or a name (novice, easy, normal, \
+                     strong, hard)",
+                    level.trim().chars().take(20).collect::<String>()
+                ),
             }
             .map_err(CliError::Output)?;
             continue;
         }
+        let malformed = is_malformed(&model, &text);
         match model.type_move(&text) {
             Ok(_) => show_board = true,
+            Err(why) if malformed => writeln!(out, "refused {why}").map_err(CliError::Output)?,
             Err(why) => writeln!(out, "illegal {why}").map_err(CliError::Output)?,
         }
     }
     out.flush().map_err(CliError::Output)?;
     Ok(Status::Ok)
+}
+
+/// Whether `text` is not a move at all (rather than a move that is not legal here).
+fn is_malformed(model: &Model, text: &str) -> bool {
+    let engine = dama_rules::notation::pdn::engine_text(model.game().variant(), text.trim());
+    matches!(
+        model.game().clone().play_text(&engine),
+        Err(dama_rules::Error::MalformedMove { .. })
+    )
 }
 
 /// The lines that tell the player what the turn asks: the compulsory capture, and the moves

@@ -670,14 +670,7 @@ impl App {
         ));
         items.push((5, vec![String::new()]));
         items.push((3, side));
-        items.push((
-            2,
-            vec![
-                format!("Computer's last move: {last}"),
-                format!("Last move: {last}"),
-                format!("Last: {last}"),
-            ],
-        ));
+        items.push((2, vec![last_move_line(&last, width)]));
         items.push((1, vec![format!("Move {number}")]));
         if let Some((moves, limit)) = self.model.no_progress() {
             items.push((
@@ -763,6 +756,12 @@ impl App {
             return queue!(out, SetBackgroundColor(Tc::Grey), Print(" ".repeat(w)));
         };
         let pos = self.model.game().position();
+        // A multi-jump under way: the piece is drawn where it has landed, not where it was.
+        let piece_at = |sq: Square| match (self.model.selected(), self.model.path().last()) {
+            (Some(from), Some(&at)) if sq == at => pos.piece_at(from),
+            (Some(from), Some(_)) if sq == from => None,
+            _ => pos.piece_at(sq),
+        };
         let last = self.model.last_computer_move();
         let in_last = last.is_some_and(|m| m.from() == sq || m.to() == sq);
         let captured_last = last.is_some_and(|m| m.captured().contains(sq));
@@ -779,7 +778,7 @@ impl App {
         };
         queue!(out, SetBackgroundColor(bg))?;
         let is_cursor = sq == self.cursor && self.model.outcome().is_none();
-        let piece = pos.piece_at(sq).map(|p| {
+        let piece = piece_at(sq).map(|p| {
             let fg = if p.color == Color::White {
                 Tc::White
             } else {
@@ -839,6 +838,19 @@ impl App {
     }
 }
 
+/// The panel's line of the computer's last move: the label depends on the panel's `width`
+/// alone, never on the move's length, so that it stays the same from move to move (a
+/// capture longer than the room kept for it is cut).
+fn last_move_line(last: &str, width: u16) -> String {
+    /// Room kept for the move: a double capture, `10x19x14`.
+    const MOVE_ROOM: usize = 8;
+    let label = ["Computer's last move:", "Last move:"]
+        .into_iter()
+        .find(|l| l.chars().count() + 1 + MOVE_ROOM <= usize::from(width))
+        .unwrap_or("Last:");
+    format!("{label} {last}")
+}
+
 /// Writes `text` on row `y`, clearing the rest of the row.
 fn line(out: &mut Vec<u8>, y: u16, text: &str) -> io::Result<()> {
     queue!(
@@ -873,6 +885,19 @@ mod tests {
     use super::*;
     use dama_rules::notation::fen;
     use dama_rules::Variant;
+
+    #[test]
+    fn the_last_move_label_depends_on_the_width_not_on_the_move() {
+        for width in 10..60 {
+            let label = |m: &str| last_move_line(m, width).replace(m, "");
+            let short = label("22-18");
+            assert_eq!(label("10x19x14"), short, "width {width}");
+            assert_eq!(label("10x19x14x23x5x9"), short, "width {width}");
+        }
+        assert_eq!(last_move_line("22-18", 40), "Computer's last move: 22-18");
+        assert_eq!(last_move_line("22-18", 26), "Last move: 22-18");
+        assert_eq!(last_move_line("22-18", 12), "Last: 22-18");
+    }
 
     #[test]
     fn the_no_progress_draw_fits_every_board_and_says_40_moves() {

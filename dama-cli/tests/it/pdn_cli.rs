@@ -153,6 +153,26 @@ fn convert_writes_canonical_pdn_that_converts_to_itself() {
 }
 
 #[test]
+fn convert_says_on_stderr_what_it_dropped() {
+    let input =
+        "[Event \"a\"]\n[Result \"1-0\"]\n1. 22-18! 12-16?! (1... 11-15 2. 21-17) 2. 21-17 $1 \
+                 16-20 !? *\n\n[Event \"b\"]\n1. 22-18 11-15 *\n";
+    let out = dama(&["pdn", "convert", "-"], Some(input));
+    assert_eq!(out.status.code(), Some(0));
+    let err = text(&out.stderr);
+    assert_eq!(
+        err,
+        "dama: game 1: dropped 1 variation, 3 move marks (! ?), 1 numeric annotation ($n); the \
+         result \"*\" after the moves, written as the Result tag's 1-0\n",
+        "{err}"
+    );
+    // The games themselves, the second untouched and unreported.
+    let pdn = text(&out.stdout);
+    assert!(pdn.contains("1. 22-18 12-16 2. 21-17 16-20 1-0\n"), "{pdn}");
+    assert!(pdn.contains("[Event \"b\"]"), "{pdn}");
+}
+
+#[test]
 fn convert_keeps_good_games_of_a_file_with_bad_ones() {
     let (code, out, err) = run_on("convert", "bad_between_good.pdn", &[]);
     assert_eq!(code, 1);

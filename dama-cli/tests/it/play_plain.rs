@@ -106,14 +106,17 @@ fn a_capture_elsewhere_is_named() {
 fn blank_lines_are_ignored_and_bad_text_is_answered_in_words() {
     let (out, code) = plain(&[], "\n  \n99\n22-40\nhello\n22\n");
     assert_eq!(code, Some(0));
-    let refusals: Vec<&str> = out.lines().filter(|l| l.starts_with("illegal")).collect();
+    let refusals: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("illegal") || l.starts_with("refused"))
+        .collect();
     assert_eq!(
         refusals,
         [
-            "illegal there is no square 99",
-            "illegal there is no square 40",
-            "illegal type a move like 21-17",
-            "illegal 22 is a square: type a whole move like 21-17",
+            "refused there is no square 99",
+            "refused there is no square 40",
+            "refused \"hello\" is not a move: type one like 21-17",
+            "refused 22 is a square: type a whole move like 21-17",
         ],
         "{out}"
     );
@@ -264,7 +267,10 @@ fn level_switches_and_bad_levels_are_refused() {
         ),
         "{out}"
     );
-    assert!(out.contains("\nillegal unknown level \"nine\""), "{out}");
+    assert!(
+        out.contains("\nrefused level \"nine\": expected 1..5"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -280,4 +286,21 @@ fn bad_arguments_exit_2() {
         let err = String::from_utf8(o.stderr).unwrap();
         assert!(!err.is_empty());
     }
+}
+
+#[test]
+fn a_level_out_of_range_is_refused_with_the_range_and_an_illegal_move_stays_illegal() {
+    let (out, code) = plain(&[], "level 9\nlevel 2\n29-25\n");
+    assert_eq!(code, Some(0));
+    let answers: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("illegal") || l.starts_with("refused") || l.starts_with("level"))
+        .collect();
+    assert_eq!(answers.len(), 3, "{out}");
+    assert_eq!(
+        answers[0],
+        "refused level \"9\": expected 1..5 or a name (novice, easy, normal, strong, hard)"
+    );
+    assert!(answers[1].starts_with("level 2 "), "{out}");
+    assert!(answers[2].starts_with("illegal 29-25"), "{out}");
 }

@@ -400,6 +400,35 @@ fn a_capture_elsewhere_is_explained_and_clicks_select() {
 }
 
 #[test]
+fn a_multi_jump_under_way_draws_the_piece_where_it_has_landed() {
+    let config = config_dir("multijump");
+    // 22x6x10x18: the man on 22 takes 18 landing on 13, then 10 landing on 6.
+    let run = drive(
+        &config,
+        &["--fen", "W:W22,29:B18,10", "--level", "1"],
+        json!([
+            ["wait", "Your move", 10],
+            ["send", ":22\r"],
+            ["wait_screen", "22 selected", 10],
+            ["send", ":13\r"],
+            ["wait_screen", "go on to 6", 10],
+            ["snap", 10],
+            ["send", "q"],
+            ["exit", 10]
+        ]),
+    );
+    assert_eq!(run.status, Some(0));
+    let snap = &run.snaps[0];
+    let board = check_board(snap, 100);
+    assert!(board[12].0.contains('○'), "13:\n{}", snap.text());
+    assert!(!board[21].0.contains('○'), "22:\n{}", snap.text());
+    // The pieces taken stay until the move is complete; the other man has not moved.
+    assert!(board[17].0.contains('●') && board[9].0.contains('●'));
+    assert!(board[28].0.contains('○'));
+    let _ = std::fs::remove_dir_all(&config);
+}
+
+#[test]
 fn a_compulsory_capture_is_said_and_marked_when_the_turn_starts() {
     let config = config_dir("compulsory");
     let run = drive(

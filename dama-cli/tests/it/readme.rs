@@ -183,6 +183,156 @@ fn every_readme_example_prints_what_the_readme_shows() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// The sessions of the docs whose figures a test can give: docs/tuning.md's SPRT examples
+/// (about 20 CPU-seconds in debug, one game at a time, the same on every machine).
+#[test]
+fn docs_sessions_print_what_the_docs_show() {
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for name in ["docs/tuning.md"] {
+        let text = std::fs::read_to_string(workspace().join(name)).expect("the doc is readable");
+        for session in sessions(name, &text) {
+            count += session.len();
+            run_session(&session, &mut failures);
+        }
+    }
+    assert!(count >= 3, "only {count} examples found");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The figures the CHANGELOG's [Unreleased] section and the docs give for `dama bench` are the
+/// signature the README shows (which the README test checks against the binary).
+#[test]
+fn the_changelog_and_the_docs_give_the_readmes_bench_signature() {
+    let root = workspace();
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let signature = readme
+        .lines()
+        .find_map(|l| l.strip_prefix("signature "))
+        .expect("the README shows `dama bench`'s signature")
+        .trim()
+        .to_string();
+    let changelog = std::fs::read_to_string(root.join("CHANGELOG.md")).expect("CHANGELOG");
+    let unreleased = changelog
+        .split("\n## [")
+        .nth(1)
+        .expect("an [Unreleased] section");
+    for text in [
+        unreleased,
+        &std::fs::read_to_string(root.join("docs/tuning.md")).unwrap(),
+    ] {
+        // Each "signature is now N" / "signature is N" names the current one.
+        for (i, _) in text.match_indices("signature is ") {
+            let rest = &text[i + "signature is ".len()..];
+            let rest = rest.strip_prefix("now ").unwrap_or(rest);
+            let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            if n.is_empty() {
+                continue; // "the signature is unchanged"
+            }
+            assert_eq!(
+                n,
+                signature,
+                "\"signature is {n}\" in:\n{:.300}",
+                &text[i..]
+            );
+        }
+    }
+}
+
+/// The README's list of commands names every subcommand of `dama tune` and `dama pdn`, as
+/// `--help` lists them.
+#[test]
+fn the_readmes_command_list_names_every_tune_and_pdn_subcommand() {
+    let readme = std::fs::read_to_string(workspace().join("README.md")).expect("README");
+    let list = readme
+        .split("## The `dama` command")
+        .nth(1)
+        .and_then(|rest| rest.split("```sh\n").nth(1))
+        .and_then(|block| block.split("```").next())
+        .expect("the README's command list");
+    for command in ["tune", "pdn"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_dama"))
+            .args([command, "--help"])
+            .output()
+            .expect("dama runs");
+        let help = String::from_utf8_lossy(&out.stdout).to_string();
+        let subcommands: Vec<&str> = help
+            .split("Commands:\n")
+            .nth(1)
+            .expect("a list of commands")
+            .lines()
+            .take_while(|l| l.starts_with("  "))
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|&c| c != "help")
+            .collect();
+        assert!(subcommands.len() >= 2, "{help}");
+        for sub in subcommands {
+            assert!(
+                list.contains(&format!("dama {command} {sub} ")),
+                "`dama {command} {sub}` is missing from the README's command list:\n{list}"
+            );
+        }
+    }
+}
+
+/// Each crate of the lean build and its features, as `cargo tree` resolves them.
+fn crates_and_features(lean: bool) -> std::collections::BTreeMap<String, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(workspace()).args([
+        "tree",
+        "--offline",
+        "-p",
+        "dama-cli",
+        "-e",
+        "normal,build",
+        "--prefix",
+        "none",
+        "-f",
+        "{p}|{f}",
+    ]);
+    if lean {
+        cmd.arg("--no-default-features");
+    }
+    let out = cmd.output().expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.trim_end_matches(" (*)").split_once('|'))
+        .map(|(p, f)| (p.replace(" (proc-macro)", ""), f.to_string()))
+        .collect()
+}
+
+/// The README's two build commands share their work: every crate of the lean build
+/// (`--no-default-features`, the `play` line) has the same features in the full build (the
+/// `serve` line), so the second compiles only what the web server and the PNG renderer add.
+#[test]
+fn the_lean_build_shares_the_full_builds_crates() {
+    let lean = crates_and_features(true);
+    let full = crates_and_features(false);
+    assert!(
+        lean.len() > 50 && full.len() > lean.len(),
+        "{} {}",
+        lean.len(),
+        full.len()
+    );
+    let differ: Vec<String> = lean
+        .iter()
+        .filter(|(p, _)| !p.starts_with("dama-cli "))
+        .filter(|(p, f)| full.get(*p) != Some(f))
+        .map(|(p, f)| format!("{p}: [{f}] lean, [{}] full", full.get(p).map_or("-", |s| s)))
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "features that differ (give dama-cli's lean build the full build's):\n{}",
+        differ.join("\n")
+    );
+}
+
 #[test]
 fn the_matcher_elides_lines_and_text_and_nothing_else() {
     let e = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();

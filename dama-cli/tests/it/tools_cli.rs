@@ -705,6 +705,22 @@ fn times_and_depths_out_of_range_are_refused_with_the_value_quoted() {
             "nodes:99999999999999999999",
             "too large",
         ),
+        // One rule for every limit: 0 nodes is refused as 0 seconds is.
+        (
+            &["analyze", "--nodes", "0"],
+            "'0'",
+            "expected a whole number of nodes, 1 or more",
+        ),
+        (
+            &["match", "depth:1", "depth:1", "--nodes", "0"],
+            "'0'",
+            "expected a whole number of nodes, 1 or more",
+        ),
+        (
+            &["match", "nodes:0", "depth:1"],
+            "nodes:0",
+            "expected 1 or more",
+        ),
     ] {
         let o = dama(args, None);
         let err = stderr(&o);

@@ -277,7 +277,7 @@ fn hub_declares_id_parameters_then_wait() {
 }
 
 #[test]
-fn set_param_accepts_good_values_ignores_unknown_names_refuses_bad_values() {
+fn set_param_accepts_good_values_refuses_bad_values() {
     let s = Session::ready();
     for ok in [
         "set-param name=hash value=2",
@@ -288,7 +288,6 @@ fn set_param_accepts_good_values_ignores_unknown_names_refuses_bad_values() {
         "set-param name=level value=5",
         "set-param name=variant value=spanish",
         "set-param name=book value=true",
-        "set-param name=\"some thing\" value=\"a b\"",
     ] {
         s.send(ok);
     }
@@ -306,6 +305,53 @@ fn set_param_accepts_good_values_ignores_unknown_names_refuses_bad_values() {
         s.send(bad);
         let e = s.expect("error message=\"");
         assert!(e.contains(quoted), "{e}");
+    }
+    s.close();
+}
+
+#[test]
+fn set_param_of_an_unknown_name_is_ignored_with_an_error_naming_the_known_ones() {
+    let s = Session::start();
+    s.send("hub");
+    let declared: Vec<String> = s
+        .until("wait")
+        .iter()
+        .filter_map(|l| l.strip_prefix("param name="))
+        .map(|l| l.split(' ').next().unwrap().to_string())
+        .collect();
+    assert_eq!(declared.len(), 12, "{declared:?}");
+    for (line, quoted) in [
+        ("set-param name=bogus value=1", "'bogus'"),
+        (
+            "set-param name=\"some thing\" value=\"a b\"",
+            "'some thing'",
+        ),
+    ] {
+        s.send(line);
+        let e = s.expect("error message=\"set-param: unknown parameter");
+        assert!(e.contains(quoted), "{e}");
+        for name in &declared {
+            assert!(e.contains(name.as_str()), "{name} missing: {e}");
+        }
+    }
+    // Ignored: the engine goes on as before.
+    s.send("init");
+    s.expect("ready");
+    s.close();
+}
+
+#[test]
+fn go_in_a_finished_game_where_a_side_has_no_piece_gets_error_and_a_bare_done() {
+    let s = Session::ready();
+    // Black has no piece: the game is over whoever is to move.
+    for fen in ["W:W21,22:B", "B:W21,22:B", "W:W:B1,2"] {
+        let pos = dama_rules::notation::fen::parse(fen).unwrap();
+        s.send(&format!("pos pos={}", hub::write(&pos)));
+        s.send("level depth=2");
+        s.send("go think");
+        let e = s.expect("error message=\"go: no legal move");
+        assert!(e.contains("has no piece left"), "{fen}: {e}");
+        assert_eq!(s.recv(), "done", "{fen}");
     }
     s.close();
 }

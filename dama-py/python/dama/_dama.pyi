@@ -144,6 +144,12 @@ class Board:
         """Reads a move in Hub or PDN text and plays it."""
     def parse_move(self, text: str) -> Move:
         """Reads a move in Hub or PDN text without playing it."""
+    def push_san(self, san: str) -> Move:
+        """``push_text`` under python-chess's name (Hub or PDN text: dama has no SAN)."""
+    def parse_san(self, san: str) -> Move:
+        """``parse_move`` under python-chess's name."""
+    def result(self) -> str:
+        """``"1-0"``, ``"0-1"``, ``"1/2-1/2"``, or ``"*"`` while the game goes on."""
     def pop(self) -> Move:
         """Takes back the last move (``IndexError`` when none)."""
     def peek(self) -> Move:
@@ -243,7 +249,8 @@ class SearchResult:
 
 @final
 class Engine:
-    """dama's search engine (GIL released while it thinks; ``stop()`` from any thread)."""
+    """dama's search engine (GIL released while it thinks; ``stop()`` from any thread;
+    Ctrl-C stops a search and raises ``KeyboardInterrupt``)."""
 
     def __new__(cls, threads: Optional[int] = None, hash_mb: Optional[int] = None) -> "Engine":
         """``threads`` 1..=256 (default 1), ``hash_mb`` 1 or more (default 64)."""

@@ -216,6 +216,61 @@ pub struct Reader<R> {
     games: usize,
     pending: Option<Token>,
     done: bool,
+    dropped: Dropped,
+}
+
+/// What the last game read had that a [`PdnGame`] does not hold (see [`Reader::dropped`]):
+/// a converter says so rather than leave it out silently.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dropped {
+    /// Variations `( ... )` (a nested one counts with the one around it).
+    pub variations: usize,
+    /// Move marks (`!`, `?`, `!?` ...), glued to their move or apart.
+    pub marks: usize,
+    /// Numeric annotations (`$1`).
+    pub nags: usize,
+    /// The result the `Result` tag gave where the moves ended with `*`: the game holds one
+    /// result, the tag's.
+    pub unknown_terminator: Option<GameResult>,
+}
+
+impl Dropped {
+    /// Whether nothing was dropped.
+    pub fn is_empty(&self) -> bool {
+        *self == Dropped::default()
+    }
+}
+
+impl std::fmt::Display for Dropped {
+    /// `1 variation, 2 move marks (! ?), 1 numeric annotation ($n); the result "*" after
+    /// the moves, written as the Result tag's 1-0`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut parts = Vec::new();
+        if self.variations > 0 {
+            parts.push(plural(self.variations, "variation", "variations"));
+        }
+        if self.marks > 0 {
+            parts.push(plural(self.marks, "move mark (! ?)", "move marks (! ?)"));
+        }
+        if self.nags > 0 {
+            parts.push(plural(
+                self.nags,
+                "numeric annotation ($n)",
+                "numeric annotations ($n)",
+            ));
+        }
+        write!(f, "{}", parts.join(", "))?;
+        if let Some(r) = self.unknown_terminator {
+            let sep = if parts.is_empty() { "" } else { "; " };
+            write!(
+                f,
+                "{sep}the result \"*\" after the moves, written as the Result tag's {r}"
+            )?;
+        }
+        Ok(())
+    }
 }
 
 impl<R: BufRead> Reader<R> {
@@ -227,7 +282,21 @@ impl<R: BufRead> Reader<R> {
             games: 0,
             pending: None,
             done: false,
+            dropped: Dropped::default(),
         }
+    }
+
+    /// The game `builder` read; keeps what it dropped.
+    fn end(&mut self, builder: Builder) -> Option<Result<PdnGame, Error>> {
+        let (game, dropped) = builder.finish();
+        self.dropped = dropped;
+        Some(game)
+    }
+
+    /// What the game last returned had that it does not hold: variations, move marks,
+    /// numeric annotations, a `*` after the moves that the `Result` tag overrode.
+    pub fn dropped(&self) -> &Dropped {
+        &self.dropped
     }
 }
 
@@ -244,19 +313,20 @@ impl<R: BufRead> Iterator for Reader<R> {
         loop {
             match game.feed(token) {
                 Step::More => {}
-                Step::End => return Some(game.finish()),
+                Step::End => return self.end(game),
                 Step::NextGame(t) => {
                     self.pending = Some(t);
-                    return Some(game.finish());
+                    return self.end(game);
                 }
                 Step::Io(err) => {
                     self.done = true;
+                    self.dropped = Dropped::default();
                     return Some(Err(err));
                 }
             }
             match self.lexer.next_token() {
                 Some(t) => token = t,
-                None => return Some(game.finish()),
+                None => return self.end(game),
             }
         }
     }
@@ -302,6 +372,7 @@ struct Builder {
     in_movetext: bool,
     terminator: Option<(GameResult, At)>,
     error: Option<Error>,
+    dropped: Dropped,
 }
 
 impl Builder {
@@ -316,6 +387,7 @@ impl Builder {
             in_movetext: false,
             terminator: None,
             error: None,
+            dropped: Dropped::default(),
         }
     }
 
@@ -350,7 +422,13 @@ impl Builder {
                 let text = text.replace('}', ")");
                 self.game.comments.push(Comment { ply, text });
             }
+            Tok::Dropped(lexer::Dropped::Variation) => self.dropped.variations += 1,
+            Tok::Dropped(lexer::Dropped::Nag) => self.dropped.nags += 1,
+            Tok::Dropped(lexer::Dropped::Mark) => self.dropped.marks += 1,
             Tok::Move(text) => {
+                if text.ends_with(['!', '?']) {
+                    self.dropped.marks += 1;
+                }
                 self.in_movetext = true;
                 if self.error.is_none() {
                     self.play(&text, at);
@@ -498,7 +576,14 @@ impl Builder {
         }
     }
 
-    fn finish(mut self) -> Result<PdnGame, Error> {
+    /// The game, and what it had that the game does not hold.
+    fn finish(mut self) -> (Result<PdnGame, Error>, Dropped) {
+        let mut dropped = std::mem::take(&mut self.dropped);
+        let game = self.game_read(&mut dropped);
+        (game, dropped)
+    }
+
+    fn game_read(mut self, dropped: &mut Dropped) -> Result<PdnGame, Error> {
         self.setup();
         if let Some(err) = self.error {
             return Err(err);
@@ -528,6 +613,9 @@ impl Builder {
                     ));
                 }
                 if t == GameResult::Unknown {
+                    if r != GameResult::Unknown {
+                        dropped.unknown_terminator = Some(r);
+                    }
                     r
                 } else {
                     t

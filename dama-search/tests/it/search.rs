@@ -253,3 +253,34 @@ fn weights_set_from_outside_replace_the_built_in_ones() {
     set.clear();
     assert_eq!(search(&mut set), fitted);
 }
+
+/// Displayed scores have three bands (score.rs, `Score::men`): evaluations below 80 men,
+/// table wins 80 to 90, wins at a known distance 90 to 100. An evaluation, however lopsided
+/// the weights, stays in its band: a GUI never shows an evaluation as a table's verdict.
+#[test]
+fn an_evaluation_never_reaches_the_table_band() {
+    use dama_search::weights::{self, Weights};
+    let hand = weights::hand_set(Variant::Italian);
+    let mut features = hand.features;
+    for w in &mut features {
+        *w = w.saturating_mul(500);
+    }
+    let mut engine = Engine::new();
+    engine.set_weights(Some(std::sync::Arc::new(Weights::classic(features))));
+    // Twelve kings against one man: far beyond the in-memory tables.
+    let g = game("W:WK5,K6,K7,K8,K9,K10,K11,K12,K13,K14,K15,K16:B28");
+    for depth in [1, 3] {
+        let r = engine.search(&g, &Limits::depth(depth));
+        let men = r.score.men();
+        assert!(
+            !r.score.is_table_win() && !r.score.is_win(),
+            "{:?}",
+            r.score
+        );
+        assert!(
+            men.abs() <= dama_search::Score::EVAL_MAX.men(),
+            "depth {depth}: {men} men"
+        );
+        assert!(men.abs() < 80.0, "depth {depth}: {men} men");
+    }
+}

@@ -19,10 +19,23 @@ pub(super) enum Tok {
     Move(String),
     /// A game terminator.
     Result(GameResult),
+    /// Something skipped that a reader of the main line does not keep.
+    Dropped(Dropped),
     /// Text that breaks the format: what was found, and what was expected.
     Bad { found: String, expected: String },
     /// The input could not be read.
     Io(String),
+}
+
+/// What the tokenizer skips but reports, so that a converter can say what it left out.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Dropped {
+    /// A variation `( ... )`, nested ones included.
+    Variation,
+    /// A numeric annotation `$n`.
+    Nag,
+    /// A move mark written apart from its move (`!?`).
+    Mark,
 }
 
 /// A token and the line and column (in characters) it starts at, both from 1.
@@ -134,7 +147,7 @@ impl<R: BufRead> Lexer<R> {
                 b'(' => {
                     self.pos += 1;
                     match self.variation() {
-                        None => continue,
+                        None => return token(Tok::Dropped(Dropped::Variation), line, column),
                         Some(bad) => return token(bad, line, column),
                     }
                 }
@@ -162,6 +175,7 @@ impl<R: BufRead> Lexer<R> {
                     while self.peek().is_some_and(|b| b.is_ascii_digit()) {
                         self.pos += 1;
                     }
+                    return token(Tok::Dropped(Dropped::Nag), line, column);
                 }
                 c if c.is_ascii_whitespace() => self.pos += 1,
                 _ if self.rest().starts_with(char::is_whitespace) => {
@@ -364,7 +378,10 @@ fn classify(word: &str) -> Option<Tok> {
     };
     // Glyphs written apart from their move (`!?`), and dots (`1. ... 11-15`).
     if body.bytes().all(|b| matches!(b, b'!' | b'?' | b'.')) {
-        return None;
+        return body
+            .bytes()
+            .any(|b| b != b'.')
+            .then_some(Tok::Dropped(Dropped::Mark));
     }
     Some(Tok::Move(body.to_string()))
 }
@@ -406,7 +423,16 @@ mod tests {
     fn variations_nags_and_escapes_are_skipped() {
         let text =
             "% escape line (\n1. 22-18 $1 (1. 21-17 {a ) in a comment} (1. 23-19)) 11-15!? ! \n";
-        assert_eq!(toks(text), [mv("22-18"), mv("11-15!?")]);
+        assert_eq!(
+            toks(text),
+            [
+                mv("22-18"),
+                Tok::Dropped(Dropped::Nag),
+                Tok::Dropped(Dropped::Variation),
+                mv("11-15!?"),
+                Tok::Dropped(Dropped::Mark)
+            ]
+        );
     }
 
     #[test]
