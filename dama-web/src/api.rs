@@ -98,11 +98,10 @@ use super::computer::HARD_TIME;
 use super::error::{method_not_allowed, not_found};
 use super::guard;
 use super::live;
-use super::names;
 use super::request::ok;
 use super::review::{self, REVIEW_BODY_LIMIT};
 use super::state::{AxState, State, BODY_LIMIT};
-use super::views::{rules_view, RulesView};
+use super::views::{names, rules_view, RulesView};
 use super::{follow, games, moves, seats, status};
 
 /// The routes: the page, its script and styles, and the API.

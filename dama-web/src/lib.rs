@@ -33,7 +33,6 @@ mod guard;
 mod live;
 mod metrics;
 mod moves;
-mod names;
 mod request;
 mod review;
 mod seats;

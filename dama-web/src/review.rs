@@ -259,8 +259,8 @@ fn head_of(g: &PdnGame) -> Result<GameHead, ApiError> {
             ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad_pdn", e.to_string())
         })?,
         start_fen: fen::write(&g.start),
-        names: super::names::all(g.variant),
-        mirrored: super::names::mirrored(g.variant),
+        names: super::views::names::all(g.variant),
+        mirrored: super::views::names::mirrored(g.variant),
     })
 }
 
