@@ -29,6 +29,7 @@
 //! In a browser the module is loaded by `js/dama.mjs` (or run in a Web Worker by
 //! `js/client.mjs`); the README shows the JavaScript side.
 
+mod local;
 mod request;
 
 #[cfg(target_arch = "wasm32")]
@@ -93,6 +94,7 @@ impl Session {
     fn run(&mut self, r: &Request, progress: &mut dyn FnMut(&str)) -> Result<Value, String> {
         match r.cmd.as_str() {
             "version" => Ok(version()),
+            "api" => local::api(&mut self.engine, r),
             "moves" => moves(&r.game()?),
             "fen" => Ok(json!({ "fen": fen::write(r.game()?.position()) })),
             "explain" => explain(r),
@@ -107,8 +109,8 @@ impl Session {
             }
             "options" => self.options(r),
             other => Err(format!(
-                "unknown command \"{}\": expected version, moves, fen, explain, perft, bench, \
-                 play, analyse, tables, new-game or options",
+                "unknown command \"{}\": expected version, api, moves, fen, explain, perft, \
+                 bench, play, analyse, tables, new-game or options",
                 request::excerpt(other)
             )),
         }
