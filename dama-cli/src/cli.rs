@@ -222,6 +222,8 @@ win adds 100 + 50 x the level, the lowest level played in the game).")]
   dama serve --bind 0.0.0.0           reachable from other machines (a phone on the LAN)
   dama serve --memory                 keep no games on disk
   dama serve --trust-proxy            behind a reverse proxy (see docs/deploy.md)
+  dama serve --export site/           the page as static files, for any static web host:
+                                      the computer plays in the browser, no server needed
 
 The JSON API (under /api) is described by GET /api and in the README.")]
     Serve {
@@ -293,6 +295,12 @@ The JSON API (under /api) is described by GET /api and in the README.")]
         /// the tables of up to 4 pieces are built in memory.
         #[arg(long, value_name = "DIR")]
         egtb: Option<std::path::PathBuf>,
+        /// Write the page as static files into DIR and stop (no server): served at the root
+        /// of any static web host, the game against the computer (searched in the browser),
+        /// the analysis board and the editor work with no dama server; a game between
+        /// friends needs one.
+        #[arg(long, value_name = "DIR")]
+        export: Option<std::path::PathBuf>,
     },
     /// List the legal moves of a position, one per line.
     Moves {

@@ -41,6 +41,8 @@ mod status;
 mod store;
 mod views;
 
+pub use assets::{export, has_browser_engine};
+
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;

@@ -4,7 +4,7 @@
 // and the editor (`/analysis?fen=...`), with live analysis of the position on the board and a
 // game against the computer from it. The server owns the rules and the engine.
 import { TEXTS, translator } from '/texts.js';
-import { api, ApiError, SEATS } from '/api.js';
+import { api, ApiError, SEATS, serverless } from '/api.js';
 import { createBoard, el } from '/board.js';
 import { createEditor, writeFen } from '/editor.js';
 import { browserEngine } from '/engine.js';
@@ -256,6 +256,12 @@ function go(i) {
 /// Reviews the games of `pdn`, streamed: the moves at once, each evaluation as it comes.
 async function review(pdn) {
   stopLive();
+  if (serverless()) {
+    // Reviews are searched by the server; the board, the editor and live lines work here.
+    say(t('e_needs_server'));
+    document.body.dataset.reviewError = 'needs_server';
+    return;
+  }
   say(t('reviewing_start'));
   let res;
   try {

@@ -1,4 +1,5 @@
-// dama serve: the API client, the one place that talks to the server. Every call sends
+// dama serve: the API client, the one place that talks to the server (or, without one, to
+// the page's own engine: see local.js). Every call sends
 // the seat's secret (a friend or pass game's seat, a computer game's owner) when the page
 // has one; an error answer becomes
 // an ApiError with the server's code, message and reason.
@@ -16,6 +17,41 @@ export class ApiError extends Error {
 
 let seat = null;
 
+/// A static copy of the page (`dama serve --export`) has no server: every call is answered
+/// by the page's own engine (local.js). A page from a server goes there too once the
+/// network is gone, for what a game against the computer needs.
+const STATIC = !!document.querySelector('meta[name="dama-static"]');
+let offline = STATIC;
+
+/// Whether the page runs without a server (a static copy, or the network gone).
+export function serverless() {
+  return offline;
+}
+
+/// The calls the page's engine can answer when no server does.
+function answerable(method, path) {
+  return (method === 'GET' && (path === '/api' || path.startsWith('/api/preview') || path === '/api/me'))
+    || (method === 'POST' && path === '/api/games');
+}
+
+async function local(method, path, body) {
+  const { localRequest } = await import('/local.js');
+  const r = await localRequest(method, path, body);
+  if (!r) {
+    throw new ApiError(503, { code: 'needs_server', message: 'this browser cannot run the engine, and there is no server' }, 0);
+  }
+  if (r.status === 204) return null;
+  if (r.status >= 400) throw new ApiError(r.status, r.body && r.body.error, 0);
+  return r.body;
+}
+
+async function localGame(path) {
+  const m = path.match(/^\/api\/games\/([^/?]+)/);
+  if (!m) return false;
+  const { isLocalGame } = await import('/local.js');
+  return isLocalGame(decodeURIComponent(m[1]));
+}
+
 /// The seat's secret sent with every call from now on (null: none).
 export function useSeat(secret) {
   seat = secret || null;
@@ -24,6 +60,9 @@ export function useSeat(secret) {
 /// `method path` with the JSON `body`: the answer's JSON (null for 204). `as` is a seat's
 /// secret for this one call (another game's), instead of the page's.
 export async function api(method, path, body, as) {
+  if ((offline && !path.startsWith('/api/games/')) || await localGame(path)) {
+    return local(method, path, body);
+  }
   const init = { method, headers: {} };
   const secret = as || seat;
   if (secret) init.headers['x-dama-seat'] = secret;
@@ -31,7 +70,15 @@ export async function api(method, path, body, as) {
     init.headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  const res = await fetch(path, init);
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (e) {
+    // No network: what a game against the computer needs is answered here from now on.
+    if (!answerable(method, path)) throw e;
+    offline = true;
+    return local(method, path, body);
+  }
   if (res.status === 204) return null;
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }

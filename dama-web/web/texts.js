@@ -134,6 +134,7 @@ export const TEXTS = {
     e_too_many_streams: 'Too many open pages follow games from this address: close one.',
     e_unknown_field: 'The server did not understand the request.',
     e_unknown_game: 'That game does not exist or has expired.',
+    e_needs_server: 'This needs the dama server, and this page runs without one (offline or a static copy): games against the computer work here.',
   },
   pl: {
     title: 'dama', rules_select: 'Zasady', level: 'Poziom: {name}', new_game: 'Nowa gra',
@@ -266,6 +267,7 @@ export const TEXTS = {
     e_too_many_streams: 'Zbyt wiele stron śledzi partie z tego adresu: zamknij jedną.',
     e_unknown_field: 'Serwer nie zrozumiał żądania.',
     e_unknown_game: 'Ta partia nie istnieje albo wygasła.',
+    e_needs_server: 'To wymaga serwera dama, a ta strona działa bez niego (offline lub kopia statyczna): tu działają partie z komputerem.',
   },
   it: {
     title: 'dama', rules_select: 'Regole', level: 'Livello: {name}', new_game: 'Nuova partita',
@@ -399,6 +401,7 @@ export const TEXTS = {
     e_too_many_streams: 'Troppe pagine seguono partite da questo indirizzo: chiudine una.',
     e_unknown_field: 'Il server non ha capito la richiesta.',
     e_unknown_game: 'Questa partita non esiste o è scaduta.',
+    e_needs_server: 'Serve il server di dama, e questa pagina funziona senza (offline o copia statica): qui si gioca contro il computer.',
   },
 };
 

@@ -100,7 +100,7 @@ def check_offline(page, server):
     cached = page.evaluate("""async () => {
       await navigator.serviceWorker.ready;
       for (let i = 0; i < 100; i++) {
-        const cache = await caches.open('dama-shell-v1');
+        const cache = await caches.open('dama-shell-v2');
         if (await cache.match('/engine/dama.wasm') && await cache.match('/analysis')) return true;
         await new Promise((r) => setTimeout(r, 100));
       }
