@@ -24,6 +24,7 @@
 //! ```
 
 mod model;
+pub mod review;
 pub mod view;
 
 pub use model::{

@@ -20,11 +20,13 @@
 
 pub mod names;
 
+use dama_egtb::Value as TableValue;
 use dama_rules::explain::Candidate;
 use dama_rules::notation::{self, fen};
 use dama_rules::variant::Priority;
 use dama_rules::{with_rules, Color, DrawReason, Error, Game, Illegal, Move, Outcome};
 use dama_rules::{Position, Rules, Square, Variant};
+use dama_search::Score;
 use serde::Serialize;
 
 use crate::{king_capture_refused, piece_moves, KingRefusal, Model};
@@ -457,6 +459,107 @@ pub fn capitalised(text: &str) -> String {
     }
 }
 
+/// The tables' verdict for the page: `win`, `draw` or `loss` for the side to move, and the
+/// plies to the next conversion (a capture or a man move).
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+pub struct TableView {
+    /// `win`, `draw` or `loss` for the side to move.
+    pub result: &'static str,
+    /// Plies to the next conversion (none for a draw).
+    pub plies: Option<u32>,
+}
+
+/// The view of a table value.
+pub fn table_view(v: TableValue) -> TableView {
+    match v {
+        TableValue::Win(d) => TableView {
+            result: "win",
+            plies: Some(d),
+        },
+        TableValue::Loss(d) => TableView {
+            result: "loss",
+            plies: Some(d),
+        },
+        TableValue::Draw => TableView {
+            result: "draw",
+            plies: None,
+        },
+    }
+}
+
+/// A line of moves: Hub texts and the variant's texts, played from `pos`.
+pub fn line_texts(variant: Variant, pos: &Position, line: &[Move]) -> (Vec<String>, Vec<String>) {
+    let mut p = *pos;
+    let mut hub = Vec::with_capacity(line.len());
+    let mut text = Vec::with_capacity(line.len());
+    for &m in line {
+        if !p.legal_moves_for(variant).contains(&m) {
+            break;
+        }
+        hub.push(m.to_string());
+        text.push(move_text(variant, &p, m));
+        p.play_unchecked(m);
+    }
+    (hub, text)
+}
+
+/// A score as the API gives it: hundredths of a man for the side to move (wins and losses
+/// `±(30000 − plies)`), and as text (`+0.35`, `win in 7`).
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+pub struct ScoreView {
+    /// Hundredths of a man for the side to move (wins and losses `±(30000 − plies)`).
+    pub score: i32,
+    /// The score as text.
+    pub score_text: String,
+}
+
+/// The view of `s`.
+pub fn score_view(s: Score) -> ScoreView {
+    ScoreView {
+        score: s.0,
+        score_text: s.to_string(),
+    }
+}
+
+/// One line of an analysis: its move, score and moves.
+#[derive(Serialize, Debug, Clone)]
+pub struct LineView {
+    /// The first move (Hub text).
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// The first move in the variant's notation.
+    pub text: String,
+    /// Its start and end squares (engine numbers), for an arrow.
+    pub arrow: [u8; 2],
+    /// Its start and landing squares in order (an arrow that follows a multi-jump).
+    pub path: Vec<u8>,
+    /// Its score.
+    #[serde(flatten)]
+    pub score: ScoreView,
+    /// The line in Hub texts.
+    pub pv: Vec<String>,
+    /// The line in the variant's texts.
+    pub pv_text: Vec<String>,
+}
+
+/// The view of a line from `pos` (`None` for an empty line).
+pub fn line_view(variant: Variant, pos: &Position, score: Score, pv: &[Move]) -> Option<LineView> {
+    let &first = pv.first()?;
+    let (hub, text) = line_texts(variant, pos, pv);
+    Some(LineView {
+        mv: hub.first()?.clone(),
+        text: text.first()?.clone(),
+        arrow: [first.from().number(), first.to().number()],
+        path: std::iter::once(first.from())
+            .chain(landing_path(variant, pos, first))
+            .map(|s| s.number())
+            .collect(),
+        score: score_view(score),
+        pv: hub,
+        pv_text: text,
+    })
+}
+
 /// One move of a piece, as `GET .../targets` lists it.
 #[derive(Serialize)]
 pub struct PieceMove {
@@ -727,5 +830,19 @@ mod tests {
         // Spanish men take kings: no such refusal there.
         let spanish = Game::from_position(Variant::Spanish, *game.position());
         assert!(kings_refused(&spanish, sq(22)).is_empty());
+    }
+
+    #[test]
+    fn a_line_stops_at_a_move_that_is_not_legal() {
+        let pos = Position::start();
+        let good = notation::parse_move_for(Variant::Italian, &pos, "22-18").unwrap();
+        // The same move again is not Black's.
+        let (hub, text) = line_texts(Variant::Italian, &pos, &[good, good]);
+        assert_eq!(hub, ["22-18"]);
+        assert_eq!(text, ["22-18"]);
+        let view = line_view(Variant::Italian, &pos, Score(12), &[good]).unwrap();
+        assert_eq!(view.arrow, [22, 18]);
+        assert_eq!(view.path, [22, 18]);
+        assert_eq!(view.score.score_text, "+0.12");
     }
 }
