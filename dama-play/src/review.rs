@@ -38,8 +38,8 @@ use std::future::Future;
 use dama_egtb::Value as TableValue;
 use dama_rules::notation::fen;
 use dama_rules::notation::pdn::{self, PdnGame};
-use dama_rules::{Error, Game, Move, Position, Square, Variant};
-use dama_search::{RootLine, Score};
+use dama_rules::{Error, Game, Move, Outcome, Position, Square, Variant};
+use dama_search::{Limits, RootLine, Score, SearchResult};
 use serde::Serialize;
 
 use crate::view::{
@@ -64,6 +64,57 @@ pub struct Eval {
     pub nodes: u64,
     /// The endgame tables' verdict, where they cover the position.
     pub table: Option<TableValue>,
+}
+
+/// A review searches each position this many nodes unless asked for fewer or more.
+pub const REVIEW_NODES: u64 = 200_000;
+/// The most nodes a review may ask for per position.
+pub const REVIEW_MAX_NODES: u64 = 2_000_000;
+/// The deepest a review or an analysis may search.
+pub const MAX_DEPTH: u32 = 40;
+
+/// The limits of a review's search of one position: `nodes` (else [`REVIEW_NODES`]) within
+/// 1,000..=[`REVIEW_MAX_NODES`], `depth` (else [`MAX_DEPTH`]) within 1..=[`MAX_DEPTH`].
+pub fn review_limits(depth: Option<u32>, nodes: Option<u64>) -> Limits {
+    Limits {
+        depth: Some(depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH)),
+        nodes: Some(nodes.unwrap_or(REVIEW_NODES).clamp(1_000, REVIEW_MAX_NODES)),
+        ..Limits::default()
+    }
+}
+
+impl Eval {
+    /// The value of a game that is over, with no search: `None` while it goes on.
+    pub fn settled(game: &Game) -> Option<Eval> {
+        let outcome = game.outcome()?;
+        let score = match outcome {
+            Outcome::Win(c) if c == game.position().turn() => Score::win_in(0),
+            Outcome::Win(_) => Score::loss_in(0),
+            Outcome::Draw(_) => Score::DRAW,
+        };
+        Some(Eval {
+            score,
+            best: None,
+            pv: Vec::new(),
+            lines: Vec::new(),
+            depth: 0,
+            nodes: 0,
+            table: None,
+        })
+    }
+
+    /// What search `r` found, with the tables' verdict `table`.
+    pub fn of(r: SearchResult, table: Option<TableValue>) -> Eval {
+        Eval {
+            score: r.score,
+            best: r.best,
+            pv: r.pv,
+            lines: r.lines,
+            depth: r.depth,
+            nodes: r.nodes,
+            table,
+        }
+    }
 }
 
 /// Scores are clamped to ±this (hundredths of a man) before a loss is measured.

@@ -9,8 +9,9 @@ use dama_search::{Level, Limits};
 use serde_json::{Map, Value};
 
 /// The fields each command takes (besides `cmd`).
-const FIELDS: [(&str, &[&str]); 13] = [
+const FIELDS: [(&str, &[&str]); 14] = [
     ("version", &[]),
+    ("review", &["pdn", "variant", "depth", "nodes"]),
     ("api", &["method", "path", "body", "record", "id"]),
     ("moves", &["variant", "fen", "moves"]),
     ("fen", &["variant", "fen", "moves"]),

@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use dama_egtb::Value as TableValue;
-use dama_rules::{with_rules, Game, Outcome, Position, Variant};
-use dama_search::{Endgames, Engine, Info, Limits, Score, Signals};
+use dama_rules::{with_rules, Game, Position, Variant};
+use dama_search::{Endgames, Engine, Info, Limits, Signals};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 pub use dama_play::review::Eval;
@@ -26,12 +26,7 @@ pub use dama_play::view::{line_view, table_view};
 /// Table size of each analysis engine, in MiB (cleared before each search).
 const HASH_MIB: usize = 8;
 
-/// A review searches each position this many nodes unless asked for fewer or more.
-pub const REVIEW_NODES: u64 = 200_000;
-/// The most nodes a review may ask for per position.
-pub const REVIEW_MAX_NODES: u64 = 2_000_000;
-/// The deepest a review or an analysis may search.
-pub const MAX_DEPTH: u32 = 40;
+pub use dama_play::review::{MAX_DEPTH, REVIEW_MAX_NODES};
 /// Live analysis thinks this long unless asked for less.
 pub const LIVE_TIME: Duration = Duration::from_secs(10);
 /// The longest live analysis may be asked to think.
@@ -110,7 +105,7 @@ impl Analyst {
         lines: usize,
         mut on_info: impl FnMut(&Info) -> bool + Send + 'static,
     ) -> Option<Eval> {
-        if let Some(eval) = self.settled(&game) {
+        if let Some(eval) = Eval::settled(&game) {
             return Some(eval);
         }
         let me = Arc::clone(self);
@@ -140,37 +135,9 @@ impl Analyst {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .push(engine);
-            let table = me.table(game.variant(), game.position());
-            Eval {
-                score: r.score,
-                best: r.best,
-                pv: r.pv,
-                lines: r.lines,
-                depth: r.depth,
-                nodes: r.nodes,
-                table,
-            }
+            Eval::of(r, me.table(game.variant(), game.position()))
         });
         task.await.ok()
-    }
-
-    /// The value of a game that is over (no search needed).
-    fn settled(&self, game: &Game) -> Option<Eval> {
-        let outcome = game.outcome()?;
-        let score = match outcome {
-            Outcome::Win(c) if c == game.position().turn() => Score::win_in(0),
-            Outcome::Win(_) => Score::loss_in(0),
-            Outcome::Draw(_) => Score::DRAW,
-        };
-        Some(Eval {
-            score,
-            best: None,
-            pv: Vec::new(),
-            lines: Vec::new(),
-            depth: 0,
-            nodes: 0,
-            table: None,
-        })
     }
 }
 
@@ -189,15 +156,7 @@ impl Asked {
     /// The limits of a review's search of one position: the nodes asked (else
     /// [`REVIEW_NODES`]) up to [`REVIEW_MAX_NODES`], the depth asked up to [`MAX_DEPTH`].
     pub fn review(self) -> Limits {
-        Limits {
-            depth: Some(self.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH)),
-            nodes: Some(
-                self.nodes
-                    .unwrap_or(REVIEW_NODES)
-                    .clamp(1_000, REVIEW_MAX_NODES),
-            ),
-            ..Limits::default()
-        }
+        dama_play::review::review_limits(self.depth, self.nodes)
     }
 
     /// The limits of live analysis: the time asked (else [`LIVE_TIME`]) up to
@@ -235,7 +194,10 @@ mod tests {
         );
         let l = huge.live();
         assert_eq!(l.time, dama_search::TimeControl::MoveTime(LIVE_MAX_TIME));
-        assert_eq!(Asked::default().review().nodes, Some(REVIEW_NODES));
+        assert_eq!(
+            Asked::default().review().nodes,
+            Some(dama_play::review::REVIEW_NODES)
+        );
         assert_eq!(
             Asked::default().live().time,
             dama_search::TimeControl::MoveTime(LIVE_TIME)

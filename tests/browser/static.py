@@ -6,7 +6,8 @@ Usage: static.py DAMA_BINARY
 1. `DAMA_BINARY serve --export DIR`, served by Python's own static server (no dama server
    behind it): in Chromium, a move by clicks gets the computer's reply from the page's
    engine; the game survives a reload (kept in the browser's storage); a friend game is
-   refused, saying it needs the server; the analysis board opens and gives live lines.
+   refused, saying it needs the server; the analysis board opens and gives live lines; a
+   PDN file is reviewed by the page's engine and offered for download.
 2. `DAMA_BINARY serve`: the page loads, then the browser is set offline, and a whole game
    at each level, Novice to Hard, is played through the page's own API client (`/api.js`):
    the game against the computer is kept and searched in the browser; once back online the
@@ -141,10 +142,28 @@ def check_static(browser, binary):
         page.wait_for_selector("#squares .square", timeout=30000)
         page.click("#live-toggle")
         page.wait_for_selector("#live-lines li", timeout=30000)
+        # PDN in: a review made by the page's engine; PDN out: the download.
+        page.goto(url + "analysis/")
+        page.wait_for_selector("#pdn-text", state="attached", timeout=30000)
+        pdn = open(os.path.join(os.path.dirname(__file__), "review.pdn")).read()
+        page.evaluate("(t) => { document.getElementById('pdn-text').value = t; }", pdn)
+        page.evaluate("document.getElementById('pdn-review').click()")
+        for _ in range(1200):
+            if page.get_attribute("body", "data-reviewed") == "1":
+                break
+            check(page.get_attribute("body", "data-review-error") is None,
+                  f"review refused: {page.get_attribute('body', 'data-review-error')}")
+            time.sleep(0.1)
+        check(page.get_attribute("body", "data-reviewed") == "1", "no review in 120 s")
+        summary = page.get_attribute("#summary", "data-white")
+        download = page.get_attribute("#download", "href") or ""
+        check(summary is not None and download.startswith("blob:"),
+              f"review: summary {summary}, download {download}")
         check(not asked, f"the static copy asked a server: {asked[:5]}")
         check(not errors, f"page errors: {errors}")
         print(f"static copy: a move and its reply, the game kept over a reload, the friend "
-              f"game refused ({refused['message']}), live lines on the analysis board")
+              f"game refused ({refused['message']}), live lines on the analysis board, a PDN "
+              f"reviewed (White's marks {summary}) and offered for download")
         page.close()
     finally:
         httpd.shutdown()

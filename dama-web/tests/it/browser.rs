@@ -238,3 +238,50 @@ fn the_static_copy_has_every_file_the_page_asks_for() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A review made by the browser's engine (dama-wasm's `review`, for a page with no server)
+/// sends the same lines as the server's streamed review of the same PDN at the same budget.
+#[test]
+fn the_browsers_engine_reviews_a_pdn_as_the_server_does() {
+    let server = Running::start(opts());
+    let pdn = include_str!("../../../tests/browser/review.pdn");
+    let body = json!({"pdn": pdn, "nodes": 3000, "stream": true}).to_string();
+    let a = server.send(
+        "POST",
+        "/api/reviews",
+        &[("Content-Type", "application/json")],
+        &body,
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    let served: Vec<Value> = a
+        .body
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut session = dama_wasm::Session::new();
+    let mut lines = Vec::new();
+    let request = json!({"cmd": "review", "pdn": pdn, "nodes": 3000}).to_string();
+    let answer: Value =
+        serde_json::from_str(&session.handle(&request, &mut |l| lines.push(l.to_string())))
+            .unwrap();
+    assert_eq!(answer["ok"]["thresholds"]["??"], 200, "{answer}");
+    let local: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(served.len() > 10, "{} lines", served.len());
+    assert_eq!(served.len(), local.len());
+    for (s, l) in served.iter().zip(&local) {
+        assert_eq!(s, l, "the server and the browser differ");
+    }
+    // A PDN the reader refuses: the reader's words, with the line and column.
+    let bad = json!({"cmd": "review", "pdn": "[GameType \"22\"]\n1. 22-18 bogus *"});
+    let answer: Value =
+        serde_json::from_str(&session.handle(&bad.to_string(), &mut |_| {})).unwrap();
+    let error = answer["error"].as_str().unwrap();
+    assert!(
+        error.contains("bogus") && error.contains("line 2"),
+        "{error}"
+    );
+}
