@@ -52,6 +52,29 @@ async function localGame(path) {
   return isLocalGame(decodeURIComponent(m[1]));
 }
 
+/// The last view of each game against the computer this page owns (in memory): what a game
+/// needs to go on in the browser when the network goes in the middle of it.
+const owned = new Map();
+
+function remember(data) {
+  const g = data && data.game ? data.game : data;
+  if (g && g.id && g.opponent === 'computer' && g.seat === 'owner' && g.start_fen) owned.set(g.id, g);
+}
+
+/// Game `path` names, if this page owns it and knows its last view: carried over into the
+/// browser (from now on its moves are kept and searched here).
+async function adopt(path) {
+  const m = path.match(/^\/api\/games\/([^/?]+)/);
+  const g = m && owned.get(decodeURIComponent(m[1]));
+  if (!g) return false;
+  const { keepGame } = await import('/local.js');
+  keepGame(g.id, {
+    variant: g.variant, start_fen: g.start_fen, moves: g.history, level: g.level,
+    scored_level: g.scored_level, human: g.player,
+  });
+  return true;
+}
+
 /// The seat's secret sent with every call from now on (null: none).
 export function useSeat(secret) {
   seat = secret || null;
@@ -74,8 +97,9 @@ export async function api(method, path, body, as) {
   try {
     res = await fetch(path, init);
   } catch (e) {
-    // No network: what a game against the computer needs is answered here from now on.
-    if (!answerable(method, path)) throw e;
+    // No network: what a game against the computer needs is answered here from now on,
+    // the game under way included.
+    if (!answerable(method, path) && !(await adopt(path))) throw e;
     offline = true;
     return local(method, path, body);
   }
@@ -83,6 +107,7 @@ export async function api(method, path, body, as) {
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
   if (!res.ok) throw new ApiError(res.status, data && data.error, Number(res.headers.get('retry-after')) || 0);
+  remember(data);
   return data;
 }
 

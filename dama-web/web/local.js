@@ -23,6 +23,13 @@ export function isLocalGame(id) {
   return Object.prototype.hasOwnProperty.call(all(), id);
 }
 
+/// Keeps game `id` (a game of the server's, carried over when the network went) as `record`.
+export function keepGame(id, record) {
+  const games = all();
+  games[id] = { record, at: Date.now() };
+  keep(games);
+}
+
 function newId() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');

@@ -38,14 +38,15 @@ check = serving.check
 # A whole game at a level through the page's API client, as the page plays it: the
 # computer's move from the page's engine (`browserReply`), the player's a Novice's.
 PLAY_GAME = """
-async ([level, seed]) => {
-  const { api } = await import('/api.js');
+async ([level, seed, id, most]) => {
+  const { api, useSeat } = await import('/api.js');
   const { browserEngine, browserReply } = await import('/engine.js');
   const engine = await browserEngine();
   if (!engine) return { error: 'no browser engine' };
-  let game = await api('POST', '/api/games', { level });
+  let game = id ? await api('GET', `/api/games/${id}`) : await api('POST', '/api/games', { level });
+  if (game.secret) useSeat(game.secret);
   let computer = 0;
-  for (let ply = 0; ply < 400 && game.turn !== 'over'; ply++) {
+  for (let ply = 0; ply < (most || 400) && game.turn !== 'over'; ply++) {
     if (game.turn === 'player') {
       const r = await engine.play({ variant: game.variant, fen: game.start_fen,
         moves: game.history, level: 'novice', seed: seed + ply });
@@ -60,7 +61,7 @@ async ([level, seed]) => {
     }
   }
   const kept = JSON.parse(localStorage.getItem('dama.local-games') || '{}')[game.id];
-  return { turn: game.turn, outcome: game.outcome, plies: game.ply, computer,
+  return { id: game.id, turn: game.turn, outcome: game.outcome, plies: game.ply, computer,
            kept: kept ? kept.record.moves.length : null };
 }
 """
@@ -182,7 +183,7 @@ def check_offline_games(browser, binary, started):
         context.set_offline(True)
         for i, level in enumerate(LEVELS):
             t0 = time.time()
-            r = page.evaluate(PLAY_GAME, [level, 100 * i + 7])
+            r = page.evaluate(PLAY_GAME, [level, 100 * i + 7, None, None])
             check("error" not in r, f"{level}: {r}")
             check(r["turn"] == "over" and r["outcome"], f"{level}: the game did not end: {r}")
             check(r["kept"] == r["plies"], f"{level}: the browser kept {r['kept']} of "
@@ -193,6 +194,20 @@ def check_offline_games(browser, binary, started):
         context.set_offline(False)
         check(metric(server, "dama_server_searches_total") == 0, "the server searched")
         check(serving.live_games(server) == 0, "the server keeps a game of the offline page")
+        # A game begun on the server goes on in the browser when the network goes.
+        page.reload()
+        page.wait_for_selector("#pieces .piece", timeout=30000)
+        begun = page.evaluate(PLAY_GAME, ["normal", 901, None, 6])
+        check("error" not in begun and begun["plies"] == 6 and begun["kept"] is None,
+              f"the game on the server: {begun}")
+        context.set_offline(True)
+        r = page.evaluate(PLAY_GAME, ["normal", 907, begun["id"], None])
+        check("error" not in r and r["turn"] == "over" and r["kept"] == r["plies"]
+              and r["plies"] > 6, f"the game carried over: {r}")
+        print(f"a game begun on the server (6 plies) ended in the browser offline: "
+              f"{r['plies']} plies, {r['outcome']['message']}")
+        context.set_offline(False)
+        check(metric(server, "dama_browser_replies_total") == 3, "browser replies on the server")
         check(not errors, f"page errors: {errors}")
         context.close()
     finally:
