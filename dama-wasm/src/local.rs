@@ -11,7 +11,8 @@
 //! refused with 503 `needs_server`.
 
 use dama_play::view::{
-    move_of_path, move_of_text, move_view, names, piece_view, rules_view, GameView, Refusal,
+    self, move_of_path, move_of_text, move_view, names, piece_view, rules_view, shown, GameView,
+    Refusal,
 };
 use dama_play::Model;
 use dama_rules::notation::{self, fen};
@@ -142,60 +143,18 @@ fn decode(text: &str) -> String {
 }
 
 fn variant_of(v: Option<&Value>) -> Result<Variant, Answer> {
-    match v {
-        None | Some(Value::Null) => Ok(Variant::Italian),
-        Some(Value::String(s)) => s
-            .parse()
-            .map_err(|e: dama_rules::Error| refused(400, "bad_variant", e.to_string())),
-        Some(v) => Err(refused(
-            400,
-            "bad_variant",
-            format!("variant {}: expected a name such as \"italian\"", shown(v)),
-        )),
-    }
+    Ok(view::variant_of(v)?)
 }
 
 fn level_of(v: Option<&Value>) -> Result<Level, Answer> {
-    let level = match v {
-        None | Some(Value::Null) => return Ok(Level::Normal),
-        Some(Value::String(s)) => s.parse().ok(),
-        Some(Value::Number(n)) => n
-            .as_u64()
-            .and_then(|n| u32::try_from(n).ok())
-            .and_then(Level::from_number),
-        Some(_) => None,
-    };
-    level.ok_or_else(|| {
-        refused(
-            400,
-            "bad_level",
-            format!(
-                "level {}: expected novice, easy, normal, strong, hard or 1..5",
-                v.map_or_else(String::new, shown)
-            ),
-        )
-    })
+    match v {
+        None | Some(Value::Null) => Ok(Level::Normal),
+        Some(v) => Ok(view::level_of(v)?),
+    }
 }
 
 fn square_of(v: &Value) -> Result<Square, Answer> {
-    let n = match v {
-        Value::Number(n) => n.as_u64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    };
-    n.and_then(|n| u8::try_from(n).ok())
-        .and_then(Square::new)
-        .ok_or_else(|| {
-            refused(
-                400,
-                "bad_square",
-                format!("square {}: expected a number 1..32", shown(v)),
-            )
-        })
-}
-
-fn shown(v: &Value) -> String {
-    excerpt(&v.to_string())
+    Ok(view::square_of(v)?)
 }
 
 /// The body's fields, each one known.

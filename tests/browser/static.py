@@ -24,7 +24,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 from playwright.sync_api import sync_playwright
 
@@ -34,6 +33,7 @@ DEADLINE = 600
 LEVELS = ["novice", "easy", "normal", "strong", "hard"]
 
 check = serving.check
+metric = serving.metric
 
 # A whole game at a level through the page's API client, as the page plays it: the
 # computer's move from the page's engine (`browserReply`), the player's a Novice's.
@@ -65,14 +65,6 @@ async ([level, seed, id, most]) => {
            kept: kept ? kept.record.moves.length : null };
 }
 """
-
-
-def metric(server, name):
-    with urllib.request.urlopen(server.url + "metrics", timeout=10) as res:
-        text = res.read().decode()
-    m = re.search(rf"^{name} (\d+)$", text, re.M)
-    check(m, f"no {name} in /metrics")
-    return int(m.group(1))
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):

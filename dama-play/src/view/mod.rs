@@ -26,7 +26,7 @@ use dama_rules::notation::{self, fen};
 use dama_rules::variant::Priority;
 use dama_rules::{with_rules, Color, DrawReason, Error, Game, Illegal, Move, Outcome};
 use dama_rules::{Position, Rules, Square, Variant};
-use dama_search::Score;
+use dama_search::{Level, Score};
 use serde::Serialize;
 
 use crate::{king_capture_refused, piece_moves, KingRefusal, Model};
@@ -667,7 +667,8 @@ pub struct Refusal {
 }
 
 impl Refusal {
-    fn bad(code: &'static str, message: String) -> Refusal {
+    /// 400: a malformed request, `code` and `message` saying what was wrong.
+    pub fn bad(code: &'static str, message: String) -> Refusal {
         Refusal {
             status: 400,
             code,
@@ -780,6 +781,70 @@ pub fn move_of_text(game: &Game, text: &str) -> Result<Move, Refusal> {
         Error::AmbiguousMove { .. } => Refusal::ambiguous(err.to_string()),
         other => Refusal::bad("malformed_move", other.to_string()),
     })
+}
+
+/// `v` quoted for an error message (a string as written, anything else as JSON).
+pub fn shown(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => dama_rules::quote(s).to_string(),
+        other => dama_rules::quote(&other.to_string()).to_string(),
+    }
+}
+
+/// The variant `v` names (absent or null: Italian).
+///
+/// # Errors
+/// Not a variant's name (400 `bad_variant`).
+pub fn variant_of(v: Option<&serde_json::Value>) -> Result<Variant, Refusal> {
+    match v {
+        None | Some(serde_json::Value::Null) => Ok(Variant::Italian),
+        Some(serde_json::Value::String(s)) => s
+            .parse()
+            .map_err(|e: Error| Refusal::bad("bad_variant", e.to_string())),
+        Some(v) => Err(Refusal::bad(
+            "bad_variant",
+            format!("variant {}: expected a name such as \"italian\"", shown(v)),
+        )),
+    }
+}
+
+/// The level `v` names: its name or its number 1..5.
+///
+/// # Errors
+/// Neither (400 `bad_level`).
+pub fn level_of(v: &serde_json::Value) -> Result<Level, Refusal> {
+    let level = match v {
+        serde_json::Value::String(s) => s.parse().ok(),
+        serde_json::Value::Number(n) => n
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .and_then(Level::from_number),
+        _ => None,
+    };
+    level.ok_or_else(|| {
+        Refusal::bad(
+            "bad_level",
+            format!(
+                "level {}: expected novice, easy, normal, strong, hard or 1..5",
+                shown(v)
+            ),
+        )
+    })
+}
+
+/// The square `v` names: a number 1..32 (or its text).
+///
+/// # Errors
+/// Anything else (400 `bad_square`).
+pub fn square_of(v: &serde_json::Value) -> Result<Square, Refusal> {
+    let n = match v {
+        serde_json::Value::Number(n) => n.as_u64(),
+        serde_json::Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    };
+    n.and_then(|n| u8::try_from(n).ok())
+        .and_then(Square::new)
+        .ok_or_else(|| Refusal::bad("bad_square", format!("square {}: expected 1..32", shown(v))))
 }
 
 #[cfg(test)]
