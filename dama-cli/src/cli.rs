@@ -843,6 +843,19 @@ pub enum EgtbAction {
         /// Games played at once.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Hard's side played by a Hub engine: a command and its arguments (`dama-engine`),
+        /// started afresh for each game, as a GUI starts it (what it builds at its start or
+        /// on first need counts); the time from its start to `ready` is reported.
+        #[arg(long, value_name = "COMMAND")]
+        engine: Option<String>,
+        /// A parameter for --engine, sent before `init` (repeatable; the variant is sent
+        /// for you).
+        #[arg(long, value_name = "NAME=VALUE", requires = "engine")]
+        engine_param: Vec<String>,
+        /// Seconds a move for Hard, on the clock (where a search never waits for a table to
+        /// be built), in place of --nodes.
+        #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+        movetime: Option<Duration>,
     },
 }
 
