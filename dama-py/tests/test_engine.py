@@ -100,6 +100,19 @@ def test_the_endgame_tables_are_probed_and_agree_with_the_search():
     assert dama.probe_endgame(dama.Board("W:WK29,22:BK1"))[0] in ("win", "draw")
 
 
+@pytest.fixture
+def ctrl_c_raises():
+    """Ctrl-C raises KeyboardInterrupt, as in a terminal: a process started in the background
+    by a non-interactive shell (CI's, `cmd &`) inherits SIGINT ignored, and Python then
+    installs no handler of its own, so that Ctrl-C would do nothing at all."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.usefixtures("ctrl_c_raises")
 @pytest.mark.parametrize("interrupt", ["interrupt_main", "raise_signal"])
 def test_ctrl_c_stops_an_infinite_search_and_raises(interrupt):
     import _thread
@@ -130,6 +143,7 @@ def test_ctrl_c_stops_an_infinite_search_and_raises(interrupt):
     assert engine.search(board, depth=3).best_move in board.legal_moves
 
 
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_ctrl_c_stops_a_long_analysis_and_a_level_too():
     import _thread
 
