@@ -30,6 +30,13 @@ pub fn default_data_dir() -> Result<std::path::PathBuf, CliError> {
         })
 }
 
+/// The PostgreSQL database of `$DAMA_DATABASE`, if set and not empty.
+pub fn env_database() -> Option<String> {
+    std::env::var("DAMA_DATABASE")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+}
+
 /// Runs `dama serve` until Ctrl-C (or SIGTERM); `open` opens the page in the desktop's browser.
 pub fn run(opts: Options, open: bool) -> Result<Status, CliError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()

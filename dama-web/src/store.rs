@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -20,7 +21,7 @@ use dama_rules::{Color, Outcome, Variant};
 use dama_search::{ChaCha8Rng, Level, SeedableRng};
 use tokio::sync::watch;
 
-use crate::db::{Credit, Db, DbError, GameRow};
+use crate::db::{Change, Credit, Db, DbError, GameRow, Notice};
 /// A game's id: 128 random bits, written as 32 lower-case hexadecimal digits.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
 pub struct GameId(u128);
@@ -201,8 +202,31 @@ pub struct Entry {
     /// Bumped at each change that is not a move (an offer, a resignation, a presence), for
     /// the pages that follow the game.
     pub pulse: watch::Sender<u64>,
-    /// The rematch of a finished friend game, once a seat asked for it (kept in memory only).
+    /// The rematch of a finished friend game, once a seat asked for it (kept in memory, and
+    /// told to the other servers on the database).
     pub rematch: Option<Rematch>,
+    /// The revision of the game's row this entry was read from or last wrote (0: not stored
+    /// yet); a write names it, and is refused when another server wrote meanwhile.
+    pub revision: AtomicI64,
+    /// Where [`Entry::poke`] tells the other servers on the database of a change (with
+    /// PostgreSQL; set by the store).
+    pub relay: Option<Relay>,
+    /// The event streams the other servers hold for each seat (White, Black), by server:
+    /// counted in [`Entry::connected`] too.
+    pub remote: HashMap<u64, [usize; 2]>,
+}
+
+/// A game's place among the servers on one database: its id and the database.
+#[derive(Clone)]
+pub struct Relay {
+    id: GameId,
+    db: Db,
+}
+
+impl fmt::Debug for Relay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Relay({}, {})", self.id, self.db.kind())
+    }
 }
 
 /// A friend game's rematch: the new game, its colours swapped, and its seats' secrets.
@@ -243,6 +267,9 @@ impl Entry {
             connected: [0, 0],
             pulse: watch::Sender::new(0),
             rematch: None,
+            revision: AtomicI64::new(0),
+            relay: None,
+            remote: HashMap::new(),
         }
     }
 
@@ -251,9 +278,78 @@ impl Entry {
         self.model.outcome().map(Finish::Rules).or(self.ended)
     }
 
-    /// Tells the pages that follow the game that something other than a move changed.
+    /// Tells the pages that follow the game that something other than a move changed (and,
+    /// on PostgreSQL, the other servers, whose pages follow it too).
     pub fn poke(&self) {
         self.pulse.send_modify(|n| *n += 1);
+        if let Some(relay) = &self.relay {
+            relay.db.announce(Notice {
+                from: 0,
+                game: relay.id.to_string(),
+                change: self.state_change(),
+            });
+        }
+    }
+
+    /// What the other servers need of this game that is not in its row.
+    fn state_change(&self) -> Change {
+        let mut here = self.connected;
+        for theirs in self.remote.values() {
+            here[0] = here[0].saturating_sub(theirs[0]);
+            here[1] = here[1].saturating_sub(theirs[1]);
+        }
+        Change::State {
+            draw_offer: self.draw_offer.map(|c| side(c) as u8),
+            here,
+            rematch: self
+                .rematch
+                .as_ref()
+                .map(|r| (r.id.to_string(), r.secrets.clone())),
+        }
+    }
+
+    /// Takes in another server's `change` of what is not in the row (from server `from`).
+    fn take_state(&mut self, from: u64, change: Change) {
+        let Change::State {
+            draw_offer,
+            here,
+            rematch,
+        } = change
+        else {
+            return;
+        };
+        self.draw_offer = draw_offer.map(|s| if s == 0 { Color::White } else { Color::Black });
+        let before = self.remote.insert(from, here).unwrap_or([0, 0]);
+        for i in 0..2 {
+            self.connected[i] = (self.connected[i] + here[i]).saturating_sub(before[i]);
+            self.joined[i] |= here[i] > 0;
+        }
+        if let Some((id, secrets)) = rematch {
+            if let Some(id) = GameId::parse(&id) {
+                self.rematch = Some(Rematch { id, secrets });
+            }
+        }
+        self.pulse.send_modify(|n| *n += 1);
+    }
+
+    /// Takes in the game as another server wrote it (`row`): the moves, the result, the
+    /// players; what is not in the row (presence, offers) stays.
+    fn take_row(&mut self, row: &GameRow) -> Result<(), String> {
+        let fresh = Entry::from_row(row)?;
+        self.model = fresh.model;
+        self.rng = fresh.rng;
+        self.seed = fresh.seed;
+        self.secrets = fresh.secrets;
+        self.players = fresh.players;
+        self.credited = fresh.credited;
+        self.ended = fresh.ended;
+        self.joined[1] |= fresh.joined[1];
+        self.revision.store(row.revision, Ordering::Relaxed);
+        let ply = self.model.game().moves().len();
+        self.changes
+            .send_if_modified(|n| std::mem::replace(n, ply) != ply);
+        self.pulse.send_modify(|n| *n += 1);
+        Ok(())
     }
 
     /// The seat that `secret` opens in this game, if any.
@@ -301,6 +397,7 @@ impl Entry {
             result: self.finish().map(|f| f.pdn().to_string()),
             created: self.created,
             updated: now(),
+            revision: self.revision.load(Ordering::Relaxed) + 1,
         }
     }
 
@@ -349,6 +446,9 @@ impl Entry {
             connected: [0, 0],
             pulse: watch::Sender::new(0),
             rematch: None,
+            revision: AtomicI64::new(row.revision),
+            relay: None,
+            remote: HashMap::new(),
             changes: watch::Sender::new(moves.len()),
             model,
             kind,
@@ -483,7 +583,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Full`] when `cap` games are live and none is idle.
-    pub fn insert(&self, entry: Entry) -> Result<(GameId, Shared), Full> {
+    pub fn insert(&self, mut entry: Entry) -> Result<(GameId, Shared), Full> {
         let gone = {
             let mut games = self.lock();
             let gone = if games.len() >= self.cap {
@@ -497,11 +597,12 @@ impl Store {
             if games.len() >= self.cap {
                 return Err(Full { cap: self.cap });
             }
-            let game = Arc::new(tokio::sync::Mutex::new(entry));
             let mut id = GameId::random();
             while games.contains_key(&id) {
                 id = GameId::random();
             }
+            entry.relay = self.relay(id);
+            let game = Arc::new(tokio::sync::Mutex::new(entry));
             games.insert(
                 id,
                 Slot {
@@ -526,8 +627,81 @@ impl Store {
         entry: &Entry,
         credits: Vec<Credit>,
     ) -> Result<(), DbError> {
+        let base = entry.revision.load(Ordering::Relaxed);
         let row = entry.row(id);
-        self.db.commit(row, credits).await
+        self.db.commit(row, credits, base).await?;
+        entry.revision.store(base + 1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Where the entry of game `id` tells the other servers of its changes (PostgreSQL).
+    fn relay(&self, id: GameId) -> Option<Relay> {
+        matches!(self.db, Db::Postgres(_)).then(|| Relay {
+            id,
+            db: self.db.clone(),
+        })
+    }
+
+    /// Reads game `id` again from the database into `entry` (another server changed it);
+    /// whether it is still there.
+    ///
+    /// # Errors
+    /// When the database cannot be read.
+    pub async fn refresh(&self, id: GameId, entry: &mut Entry) -> Result<bool, DbError> {
+        let Some(row) = self.db.load(&id.to_string()).await? else {
+            return Ok(false);
+        };
+        if let Err(why) = entry.take_row(&row) {
+            tracing::warn!(%id, "a stored game cannot be read back ({why}); kept as it was");
+        }
+        Ok(true)
+    }
+
+    /// The game `id` if it is in memory (not read from the database).
+    fn cached(&self, id: GameId) -> Option<Shared> {
+        self.lock().get(&id).map(|slot| Arc::clone(&slot.game))
+    }
+
+    /// Takes in another server's change to a game (nothing when the game is not in memory
+    /// here: it is read from the database when asked for).
+    pub async fn apply(&self, notice: Notice) {
+        if notice.change == Change::Resync {
+            let ids: Vec<GameId> = self.lock().keys().copied().collect();
+            for id in ids {
+                self.apply_row(id, i64::MAX).await;
+            }
+            return;
+        }
+        let Some(id) = GameId::parse(&notice.game) else {
+            return;
+        };
+        match notice.change {
+            Change::Row { revision } => self.apply_row(id, revision).await,
+            change @ Change::State { .. } => {
+                if let Some(game) = self.cached(id) {
+                    game.lock().await.take_state(notice.from, change);
+                }
+            }
+            Change::Resync => {}
+        }
+    }
+
+    /// Reads game `id` again if it is in memory at a revision before `revision`.
+    async fn apply_row(&self, id: GameId, revision: i64) {
+        let Some(game) = self.cached(id) else { return };
+        let mut entry = game.lock().await;
+        // A search in progress commits from its own revision (and is refused if stale).
+        if entry.thinking || entry.revision.load(Ordering::Relaxed) >= revision {
+            return;
+        }
+        match self.refresh(id, &mut entry).await {
+            Ok(true) => {}
+            Ok(false) => {
+                drop(entry);
+                self.lock().remove(&id);
+            }
+            Err(err) => tracing::warn!(%id, "cannot read another server's change: {err}"),
+        }
     }
 
     /// The game `id` (from memory, else from the database), marked as used now.
@@ -539,17 +713,17 @@ impl Store {
             slot.last_used = Instant::now();
             return Ok(Some(Arc::clone(&slot.game)));
         }
-        let text = id.to_string();
-        let Some(row) = self.db.run(move |db| db.load(&text)).await? else {
+        let Some(row) = self.db.load(&id.to_string()).await? else {
             return Ok(None);
         };
-        let entry = match Entry::from_row(&row) {
+        let mut entry = match Entry::from_row(&row) {
             Ok(entry) => entry,
             Err(why) => {
                 tracing::warn!(%id, "a stored game cannot be read back ({why}); ignored");
                 return Ok(None);
             }
         };
+        entry.relay = self.relay(id);
         // Another request may have loaded it meanwhile: theirs is the one.
         let mut games = self.lock();
         let slot = games.entry(id).or_insert_with(|| Slot {
@@ -571,8 +745,7 @@ impl Store {
     /// When the database refuses.
     pub async fn remove(&self, id: GameId) -> Result<bool, DbError> {
         let here = self.lock().remove(&id).is_some();
-        let text = id.to_string();
-        let stored = self.db.run(move |db| db.delete(&text)).await?;
+        let stored = self.db.delete(&id.to_string()).await?;
         Ok(here || stored)
     }
 
@@ -594,8 +767,9 @@ impl Store {
         if self.persistent || gone.is_empty() {
             return;
         }
+        let Db::Sqlite(db) = &self.db else { return };
         for id in gone {
-            if let Err(err) = self.db.delete(&id.to_string()) {
+            if let Err(err) = db.delete(&id.to_string()) {
                 tracing::warn!(%id, "cannot delete an expired game: {err}");
             }
         }
@@ -607,7 +781,7 @@ impl Store {
     /// When the database refuses.
     pub async fn prune(&self) -> Result<usize, DbError> {
         let before = now() - self.keep().as_secs() as i64;
-        self.db.run(move |db| db.prune(before)).await
+        self.db.prune(before).await
     }
 }
 
@@ -651,6 +825,33 @@ fn expire(games: &mut HashMap<GameId, Slot>, idle: Duration, now: Instant) -> Ve
     gone
 }
 
+/// Takes in the other servers' changes to the games as they come (PostgreSQL); returns when
+/// the database has no notices to give (SQLite: this server is the only one).
+pub async fn follow_others(store: Arc<Store>) {
+    let Some(mut notices) = store.db().notices() else {
+        return;
+    };
+    loop {
+        match notices.recv().await {
+            Ok(notice) => store.apply(notice).await,
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                tracing::warn!(
+                    missed = n,
+                    "other servers' changes came too fast; re-reading"
+                );
+                store
+                    .apply(Notice {
+                        from: 0,
+                        game: String::new(),
+                        change: Change::Resync,
+                    })
+                    .await;
+            }
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        }
+    }
+}
+
 /// Sweeps `store` every quarter of its expiry (at least every second, at most every minute),
 /// and prunes the database every few minutes.
 pub async fn sweep_forever(store: Arc<Store>) {
@@ -683,7 +884,7 @@ mod tests {
     }
 
     fn store(cap: usize, idle: Duration) -> Store {
-        Store::new(cap, idle, Db::open(None).unwrap(), false, idle)
+        Store::new(cap, idle, Db::sqlite(None).unwrap(), false, idle)
     }
 
     #[test]
@@ -716,7 +917,7 @@ mod tests {
         let store = Store::new(
             4,
             Duration::from_millis(1),
-            Db::open(None).unwrap(),
+            Db::sqlite(None).unwrap(),
             true,
             Duration::from_secs(60),
         );
@@ -740,7 +941,7 @@ mod tests {
         let store = Store::new(
             2,
             Duration::from_secs(3600),
-            Db::open(None).unwrap(),
+            Db::sqlite(None).unwrap(),
             true,
             Duration::from_secs(3600),
         );
