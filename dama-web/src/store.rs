@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -214,6 +214,13 @@ pub struct Entry {
     /// The event streams the other servers hold for each seat (White, Black), by server:
     /// counted in [`Entry::connected`] too.
     pub remote: HashMap<u64, [usize; 2]>,
+    /// The draw offer as the other servers last heard of it (0 none, 1 White's, 2 Black's).
+    pub shared_offer: AtomicU8,
+}
+
+/// A draw offer as the servers tell each other: 0 none, 1 White's, 2 Black's.
+fn offer_code(offer: Option<Color>) -> u8 {
+    offer.map_or(0, |c| 1 + side(c) as u8)
 }
 
 /// A game's place among the servers on one database: its id and the database.
@@ -270,6 +277,7 @@ impl Entry {
             revision: AtomicI64::new(0),
             relay: None,
             remote: HashMap::new(),
+            shared_offer: AtomicU8::new(0),
         }
     }
 
@@ -298,8 +306,10 @@ impl Entry {
             here[0] = here[0].saturating_sub(theirs[0]);
             here[1] = here[1].saturating_sub(theirs[1]);
         }
+        let offer = offer_code(self.draw_offer);
+        let changed = self.shared_offer.swap(offer, Ordering::Relaxed) != offer;
         Change::State {
-            draw_offer: self.draw_offer.map(|c| side(c) as u8),
+            offer: changed.then_some(offer),
             here,
             rematch: self
                 .rematch
@@ -311,14 +321,21 @@ impl Entry {
     /// Takes in another server's `change` of what is not in the row (from server `from`).
     fn take_state(&mut self, from: u64, change: Change) {
         let Change::State {
-            draw_offer,
+            offer,
             here,
             rematch,
         } = change
         else {
             return;
         };
-        self.draw_offer = draw_offer.map(|s| if s == 0 { Color::White } else { Color::Black });
+        if let Some(code) = offer {
+            self.draw_offer = match code {
+                1 => Some(Color::White),
+                2 => Some(Color::Black),
+                _ => None,
+            };
+            self.shared_offer.store(code, Ordering::Relaxed);
+        }
         let before = self.remote.insert(from, here).unwrap_or([0, 0]);
         for i in 0..2 {
             self.connected[i] = (self.connected[i] + here[i]).saturating_sub(before[i]);
@@ -336,6 +353,11 @@ impl Entry {
     /// players; what is not in the row (presence, offers) stays.
     fn take_row(&mut self, row: &GameRow) -> Result<(), String> {
         let fresh = Entry::from_row(row)?;
+        // A move answers a pending draw offer (as on the server that took it): it stands no more.
+        if fresh.model.game().moves().len() != self.model.game().moves().len() {
+            self.draw_offer = None;
+            self.shared_offer.store(0, Ordering::Relaxed);
+        }
         self.model = fresh.model;
         self.rng = fresh.rng;
         self.seed = fresh.seed;
@@ -449,6 +471,7 @@ impl Entry {
             revision: AtomicI64::new(row.revision),
             relay: None,
             remote: HashMap::new(),
+            shared_offer: AtomicU8::new(0),
             changes: watch::Sender::new(moves.len()),
             model,
             kind,

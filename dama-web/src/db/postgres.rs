@@ -98,8 +98,10 @@ pub enum Change {
     },
     /// What is not in the row, as the sending server has it.
     State {
-        /// The side whose draw offer waits (0 White, 1 Black).
-        draw_offer: Option<u8>,
+        /// The draw offer, when the sending server changed it: 0 none, 1 White's, 2 Black's
+        /// (`None`: unchanged, so that a presence change never undoes an offer the sender had
+        /// not heard of yet).
+        offer: Option<u8>,
         /// The event streams the sending server holds for each seat (White, Black).
         here: [usize; 2],
         /// The rematch (its id and seats' secrets), once asked for.
@@ -231,7 +233,15 @@ fn redacted(url: &str) -> String {
             let name = user.split(':').next().unwrap_or("");
             format!("{}{}{}", &url[..s + 3], name, &url[at..])
         }
-        _ => url.to_string(),
+        // A `key=value` string: its password's value left out.
+        _ => url
+            .split_whitespace()
+            .map(|kv| match kv.split_once('=') {
+                Some(("password", _)) => "password=…",
+                _ => kv,
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
     }
 }
 
@@ -700,6 +710,10 @@ mod tests {
             "postgres://dama@db:5432/dama"
         );
         assert_eq!(redacted("host=db user=dama"), "host=db user=dama");
+        assert_eq!(
+            redacted("host=db password=secret user=dama"),
+            "host=db password=… user=dama"
+        );
     }
 
     #[test]
@@ -713,7 +727,7 @@ mod tests {
             from: 7,
             game: "ab".into(),
             change: Change::State {
-                draw_offer: Some(1),
+                offer: Some(2),
                 here: [1, 0],
                 rematch: None,
             },

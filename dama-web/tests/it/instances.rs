@@ -177,6 +177,17 @@ fn a_friends_move_offer_and_presence_through_one_server_reach_the_others_streams
     );
     assert_eq!(status, 200, "{g}");
     wait_for(&events, "\"draw_offer\":\"white\"");
+    // A presence change on B (another page of Black's) does not undo the offer on A.
+    let (again, _held_too) = follow(&b, &format!("/api/games/{id}/events?seat={black}"));
+    wait_for(&again, "retry:");
+    std::thread::sleep(Duration::from_millis(300));
+    let (_, g) = a.json(
+        "GET",
+        &format!("/api/games/{id}"),
+        &[("X-Dama-Seat", &white)],
+        Value::Null,
+    );
+    assert_eq!(g["draw_offer"], "white", "{g}");
     // Black accepts through B: over on both.
     let (status, g) = b.json(
         "POST",
