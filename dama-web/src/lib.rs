@@ -34,6 +34,7 @@ mod live;
 mod metrics;
 mod moves;
 mod names;
+mod relay;
 mod request;
 mod review;
 mod seats;
@@ -228,7 +229,7 @@ impl Server {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let state = Arc::new(state::State::new(&opts, db.clone(), stop_rx));
         let sweeper = tokio::spawn(store::sweep_forever(Arc::clone(&state.store)));
-        let follower = tokio::spawn(store::follow_others(Arc::clone(&state.store)));
+        let follower = tokio::spawn(relay::follow_others(Arc::clone(&state.store)));
         let tidier = tokio::spawn({
             let state = Arc::clone(&state);
             async move {

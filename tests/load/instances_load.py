@@ -45,6 +45,16 @@ class Http:
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
 
     async def call(self, method, path, body=None, seat=None):
+        try:
+            return await self.send(method, path, body, seat)
+        except (ConnectionError, IndexError, asyncio.IncompleteReadError):
+            # The server closes a keep-alive connection idle past its header timeout (10 s):
+            # once more on a new one.
+            self.writer.close()
+            await self.open()
+            return await self.send(method, path, body, seat)
+
+    async def send(self, method, path, body, seat):
         data = b"" if body is None else json.dumps(body).encode()
         head = (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 f"Content-Length: {len(data)}\r\nContent-Type: application/json\r\n")

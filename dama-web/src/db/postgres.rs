@@ -14,6 +14,7 @@
 //! listening) is covered by re-reading every game in memory after the listening connection
 //! comes back ([`Change::Resync`]).
 
+use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
@@ -22,7 +23,8 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, mpsc, OwnedSemaphorePermit, Semaphore};
-use tokio_postgres::{AsyncMessage, Client, Config, NoTls};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Statement};
 
 use super::{Credit, DbError, GameRow, Record};
 
@@ -62,6 +64,40 @@ pub const MIGRATIONS: &[&str] = &[
     // 2: each game's revision, which a write names (two servers never both apply a move).
     "ALTER TABLE games ADD COLUMN revision BIGINT NOT NULL DEFAULT 1;",
 ];
+
+/// A new game's row, with the notice of it; no row when the id is taken.
+const INSERT: &str = "WITH written AS (
+        INSERT INTO games (id, opponent, variant, start_fen, moves, level, scored_level, seed,
+            rng_word_pos, white_secret, black_secret, white_player, black_player, result,
+            created, updated, revision)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 1)
+        ON CONFLICT (id) DO NOTHING
+        RETURNING id)
+    SELECT pg_notify($17, $18) FROM written";
+
+/// A game's changed row, only from the revision read ($10), with the notice of it; no row
+/// when another write came first.
+const UPDATE: &str = "WITH written AS (
+        UPDATE games SET moves = $2, level = $3, scored_level = $4, rng_word_pos = $5,
+            white_player = $6, black_player = $7, result = $8, updated = $9,
+            revision = $10 + 1
+        WHERE id = $1 AND revision = $10
+        RETURNING id)
+    SELECT pg_notify($11, $12) FROM written";
+
+/// A result added to a player's record at a level.
+const CREDIT: &str = "INSERT INTO records (player, level, games, wins, draws, losses, score)
+        VALUES ($1, $2, 1, $3, $4, $5, $6)
+        ON CONFLICT (player, level) DO UPDATE SET
+            games = records.games + 1, wins = records.wins + $3,
+            draws = records.draws + $4, losses = records.losses + $5,
+            score = records.score + $6";
+
+/// A game's row.
+const LOAD: &str = "SELECT id, opponent, variant, start_fen, moves, level, scored_level, seed,
+        rng_word_pos, white_secret, black_secret, white_player, black_player, result,
+        created, updated, revision
+    FROM games WHERE id = $1";
 
 /// The channel of `LISTEN/NOTIFY` the servers share.
 pub const CHANNEL: &str = "dama_games";
@@ -115,16 +151,32 @@ pub enum Change {
 /// A pool of connections to one database.
 struct Pool {
     config: Config,
-    idle: Mutex<Vec<Client>>,
+    idle: Mutex<Vec<(Client, Prepared)>>,
     slots: Arc<Semaphore>,
 }
+
+/// The statements prepared on one connection, by their text (one round trip each, once).
+type Prepared = HashMap<&'static str, Statement>;
 
 /// A connection taken from the pool; given back when dropped if the operation finished.
 struct Conn {
     client: Option<Client>,
+    prepared: Prepared,
     pool: Arc<Pool>,
     finished: bool,
     _slot: OwnedSemaphorePermit,
+}
+
+impl Conn {
+    /// `sql` prepared on this connection (prepared now if it is the first time).
+    async fn statement(&mut self, sql: &'static str) -> Result<Statement, DbError> {
+        if let Some(st) = self.prepared.get(sql) {
+            return Ok(st.clone());
+        }
+        let st = self.prepare(sql).await?;
+        self.prepared.insert(sql, st.clone());
+        Ok(st)
+    }
 }
 
 impl Deref for Conn {
@@ -149,11 +201,12 @@ impl Drop for Conn {
         // One cut off mid-operation (a timeout) may still have an answer coming: not reused.
         if let Some(client) = self.client.take() {
             if self.finished && !client.is_closed() {
+                let prepared = std::mem::take(&mut self.prepared);
                 self.pool
                     .idle
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
-                    .push(client);
+                    .push((client, prepared));
             }
         }
     }
@@ -184,16 +237,17 @@ impl Pool {
                 .unwrap_or_else(PoisonError::into_inner)
                 .pop();
             match next {
-                Some(c) if c.is_closed() => continue,
+                Some((c, _)) if c.is_closed() => continue,
                 other => break other,
             }
         };
-        let client = match reused {
-            Some(c) => c,
-            None => connect(&self.config).await?,
+        let (client, prepared) = match reused {
+            Some(pair) => pair,
+            None => (connect(&self.config).await?, Prepared::new()),
         };
         Ok(Conn {
             client: Some(client),
+            prepared,
             pool: Arc::clone(self),
             finished: false,
             _slot: slot,
@@ -360,91 +414,91 @@ impl Postgres {
         credits: Vec<Credit>,
         base: i64,
     ) -> Result<(), DbError> {
+        let notice = Notice {
+            from: self.inner.instance,
+            game: row.id.clone(),
+            change: Change::Row { revision: base + 1 },
+        };
+        let payload = serde_json::to_string(&notice).map_err(|e| DbError::Task(e.to_string()))?;
         within(async {
             let mut c = self.conn().await?;
-            let tx = c.transaction().await?;
-            let written = if base == 0 {
-                tx.execute(
-                    "INSERT INTO games (id, opponent, variant, start_fen, moves, level,
-                         scored_level, seed, rng_word_pos, white_secret, black_secret,
-                         white_player, black_player, result, created, updated, revision)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-                         $16, 1)
-                     ON CONFLICT (id) DO NOTHING",
-                    &[
-                        &row.id,
-                        &row.opponent,
-                        &row.variant,
-                        &row.start_fen,
-                        &row.moves,
-                        &(row.level as i32),
-                        &(row.scored_level as i32),
-                        &(row.seed as i64),
-                        &row.rng_word_pos.to_string(),
-                        &row.white_secret,
-                        &row.black_secret,
-                        &row.white_player,
-                        &row.black_player,
-                        &row.result,
-                        &row.created,
-                        &row.updated,
-                    ],
-                )
-                .await?
+            let (sql, level, scored) = (
+                if base == 0 { INSERT } else { UPDATE },
+                row.level as i32,
+                row.scored_level as i32,
+            );
+            let (seed, word_pos) = (row.seed as i64, row.rng_word_pos.to_string());
+            let write = c.statement(sql).await?;
+            let insert_params: [&(dyn ToSql + Sync); 18] = [
+                &row.id,
+                &row.opponent,
+                &row.variant,
+                &row.start_fen,
+                &row.moves,
+                &level,
+                &scored,
+                &seed,
+                &word_pos,
+                &row.white_secret,
+                &row.black_secret,
+                &row.white_player,
+                &row.black_player,
+                &row.result,
+                &row.created,
+                &row.updated,
+                &CHANNEL,
+                &payload,
+            ];
+            let update_params: [&(dyn ToSql + Sync); 12] = [
+                &row.id,
+                &row.moves,
+                &level,
+                &scored,
+                &word_pos,
+                &row.white_player,
+                &row.black_player,
+                &row.result,
+                &row.updated,
+                &base,
+                &CHANNEL,
+                &payload,
+            ];
+            let params: &[&(dyn ToSql + Sync)] = if base == 0 {
+                &insert_params
             } else {
-                tx.execute(
-                    "UPDATE games SET moves = $2, level = $3, scored_level = $4,
-                         rng_word_pos = $5, white_player = $6, black_player = $7,
-                         result = $8, updated = $9, revision = $10 + 1
-                     WHERE id = $1 AND revision = $10",
-                    &[
-                        &row.id,
-                        &row.moves,
-                        &(row.level as i32),
-                        &(row.scored_level as i32),
-                        &row.rng_word_pos.to_string(),
-                        &row.white_player,
-                        &row.black_player,
-                        &row.result,
-                        &row.updated,
-                        &base,
-                    ],
-                )
-                .await?
+                &update_params
             };
-            if written == 0 {
+            if credits.is_empty() {
+                // One statement, its own transaction: the write and its notice, or neither.
+                let written = c.query(&write, params).await?.len();
+                c.finished = true;
+                return if written == 0 {
+                    Err(DbError::Stale)
+                } else {
+                    Ok(())
+                };
+            }
+            let credit = c.statement(CREDIT).await?;
+            let tx = c.transaction().await?;
+            if tx.query(&write, params).await?.is_empty() {
                 tx.rollback().await?;
                 c.finished = true;
                 return Err(DbError::Stale);
             }
-            for credit in &credits {
+            for cr in &credits {
                 tx.execute(
-                    "INSERT INTO records (player, level, games, wins, draws, losses, score)
-                         VALUES ($1, $2, 1, $3, $4, $5, $6)
-                         ON CONFLICT (player, level) DO UPDATE SET
-                             games = records.games + 1, wins = records.wins + $3,
-                             draws = records.draws + $4, losses = records.losses + $5,
-                             score = records.score + $6",
+                    &credit,
                     &[
-                        &credit.player,
-                        &credit.level,
-                        &i64::from(credit.result == 1),
-                        &i64::from(credit.result == 0),
-                        &i64::from(credit.result == -1),
-                        &i64::from(credit.score),
+                        &cr.player,
+                        &cr.level,
+                        &i64::from(cr.result == 1),
+                        &i64::from(cr.result == 0),
+                        &i64::from(cr.result == -1),
+                        &i64::from(cr.score),
                     ],
                 )
                 .await?;
             }
-            let notice = Notice {
-                from: self.inner.instance,
-                game: row.id.clone(),
-                change: Change::Row { revision: base + 1 },
-            };
-            let payload =
-                serde_json::to_string(&notice).map_err(|e| DbError::Task(e.to_string()))?;
-            tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &payload])
-                .await?;
             tx.commit().await?;
             c.finished = true;
             Ok(())
@@ -459,15 +513,8 @@ impl Postgres {
     pub async fn load(&self, id: &str) -> Result<Option<GameRow>, DbError> {
         within(async {
             let mut c = self.conn().await?;
-            let row = c
-                .query_opt(
-                    "SELECT id, opponent, variant, start_fen, moves, level, scored_level, seed,
-                         rng_word_pos, white_secret, black_secret, white_player, black_player,
-                         result, created, updated, revision
-                     FROM games WHERE id = $1",
-                    &[&id],
-                )
-                .await?;
+            let load = c.statement(LOAD).await?;
+            let row = c.query_opt(&load, &[&id]).await?;
             c.finished = true;
             Ok(row.map(|r| GameRow {
                 id: r.get(0),
@@ -493,11 +540,7 @@ impl Postgres {
     }
 
     /// Runs one statement that changes rows; how many.
-    async fn change(
-        &self,
-        sql: &str,
-        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
-    ) -> Result<u64, DbError> {
+    async fn change(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, DbError> {
         within(async {
             let mut c = self.conn().await?;
             let n = c.execute(sql, params).await?;
