@@ -78,8 +78,8 @@ impl DbError {
     }
 }
 
-/// A game as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A game as stored (and as the servers on one database tell each other of it).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GameRow {
     /// The id (32 hex digits).
     pub id: String,
@@ -97,7 +97,9 @@ pub struct GameRow {
     pub scored_level: u32,
     /// The computer's seed.
     pub seed: u64,
-    /// How far the computer's generator has gone in its stream.
+    /// How far the computer's generator has gone in its stream (as text in a notice: a
+    /// tagged JSON enum cannot hold a number past 64 bits).
+    #[serde(with = "text_u128")]
     pub rng_word_pos: u128,
     /// White's seat secret (friend games).
     pub white_secret: Option<String>,
@@ -115,6 +117,21 @@ pub struct GameRow {
     pub updated: i64,
     /// The number of writes of this game so far (1 once created).
     pub revision: i64,
+}
+
+/// A `u128` written as its decimal text.
+mod text_u128 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(n: &u128, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(n)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 /// One player's results at one level (`friend` for games between people).

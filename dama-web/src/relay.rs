@@ -152,7 +152,7 @@ impl Store {
         if notice.change == Change::Resync {
             let ids = self.ids();
             for id in ids {
-                self.apply_row(id, i64::MAX).await;
+                self.apply_row(id, i64::MAX, None).await;
             }
             return;
         }
@@ -160,7 +160,7 @@ impl Store {
             return;
         };
         match notice.change {
-            Change::Row { revision } => self.apply_row(id, revision).await,
+            Change::Row { revision, row } => self.apply_row(id, revision, row).await,
             change @ Change::State { .. } => {
                 if let Some(game) = self.cached(id) {
                     game.lock().await.take_state(notice.from, change);
@@ -170,12 +170,20 @@ impl Store {
         }
     }
 
-    /// Reads game `id` again if it is in memory at a revision before `revision`.
-    async fn apply_row(&self, id: GameId, revision: i64) {
+    /// Takes in game `id`'s row at `revision` (given, or read again) if it is in memory at an
+    /// earlier revision.
+    async fn apply_row(&self, id: GameId, revision: i64, row: Option<Box<GameRow>>) {
         let Some(game) = self.cached(id) else { return };
         let mut entry = game.lock().await;
         // A search in progress commits from its own revision (and is refused if stale).
         if entry.thinking || entry.revision.load(Ordering::Relaxed) >= revision {
+            return;
+        }
+        // The row in the notice is the one committed at `revision`: no need to read it.
+        if let Some(row) = row.filter(|r| r.revision == revision) {
+            if let Err(why) = entry.take_row(&row) {
+                tracing::warn!(%id, "another server's row cannot be read ({why}); ignored");
+            }
             return;
         }
         match self.refresh(id, &mut entry).await {
@@ -197,6 +205,12 @@ pub async fn follow_others(store: Arc<Store>) {
     };
     loop {
         match notices.recv().await {
+            // A row is read again on a task of its own (a database round trip each; the
+            // revision check makes their order free); the rest in order, at once.
+            Ok(notice) if matches!(notice.change, Change::Row { .. }) => {
+                let store = Arc::clone(&store);
+                tokio::spawn(async move { store.apply(notice).await });
+            }
             Ok(notice) => store.apply(notice).await,
             Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
                 tracing::warn!(

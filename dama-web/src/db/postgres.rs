@@ -99,6 +99,10 @@ const LOAD: &str = "SELECT id, opponent, variant, start_fen, moves, level, score
         created, updated, revision
     FROM games WHERE id = $1";
 
+/// The longest notice that carries the game's row (PostgreSQL takes payloads under 8,000
+/// bytes): a longer game is read by the others from the database.
+const NOTICE_ROW_LIMIT: usize = 7000;
+
 /// The channel of `LISTEN/NOTIFY` the servers share.
 pub const CHANNEL: &str = "dama_games";
 
@@ -131,6 +135,9 @@ pub enum Change {
     Row {
         /// The revision committed.
         revision: i64,
+        /// The row as written, when it fits in a notice (else the others read it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        row: Option<Box<GameRow>>,
     },
     /// What is not in the row, as the sending server has it.
     State {
@@ -417,9 +424,24 @@ impl Postgres {
         let notice = Notice {
             from: self.inner.instance,
             game: row.id.clone(),
-            change: Change::Row { revision: base + 1 },
+            change: Change::Row {
+                revision: base + 1,
+                row: Some(Box::new(row.clone())),
+            },
         };
-        let payload = serde_json::to_string(&notice).map_err(|e| DbError::Task(e.to_string()))?;
+        let mut payload =
+            serde_json::to_string(&notice).map_err(|e| DbError::Task(e.to_string()))?;
+        if payload.len() > NOTICE_ROW_LIMIT {
+            // The others read the row themselves.
+            let bare = Notice {
+                change: Change::Row {
+                    revision: base + 1,
+                    row: None,
+                },
+                ..notice
+            };
+            payload = serde_json::to_string(&bare).map_err(|e| DbError::Task(e.to_string()))?;
+        }
         within(async {
             let mut c = self.conn().await?;
             let (sql, level, scored) = (
@@ -727,7 +749,7 @@ async fn listen_once(
                         let _ = notices.send(n);
                     }
                     Ok(_) => {}
-                    Err(err) => tracing::debug!("a notice that is not dama's: {err}"),
+                    Err(err) => tracing::warn!("a notice this server cannot read (a newer dama?): {err}"),
                 }
             }
             _ = ticks.tick() => {
