@@ -1,5 +1,5 @@
 //! Several servers on one PostgreSQL database (when `DAMA_TEST_POSTGRES` names one; skipped
-//! otherwise): a friend's move, offer or presence made through one server reaches the event
+//! otherwise): a friend's move, offer, presence or rematch made through one server reaches the event
 //! streams of another; two servers taking a move for the same game at once apply it once; a
 //! database that goes away makes the servers answer 503 with `Retry-After`, and they recover
 //! by themselves when it is back.
@@ -197,6 +197,28 @@ fn a_friends_move_offer_and_presence_through_one_server_reach_the_others_streams
     );
     assert_eq!((status, g["turn"].as_str()), (200, Some("over")), "{g}");
     wait_for(&white_events, "\"reason\":\"agreed\"");
+    // White asks for a rematch through A: Black's stream on B is told where it is, and the
+    // new game opens through B.
+    let (status, g) = a.json(
+        "POST",
+        &format!("/api/games/{id}/rematch"),
+        &[("X-Dama-Seat", &white)],
+        json!({}),
+    );
+    assert_eq!(status, 200, "{g}");
+    wait_for(&events, "\"rematch_url\":\"/");
+    let (status, g) = b.json(
+        "GET",
+        &format!("/api/games/{id}"),
+        &[("X-Dama-Seat", &black)],
+        Value::Null,
+    );
+    let url = g["rematch_url"].as_str().unwrap_or_default().to_string();
+    assert_eq!(status, 200, "{g}");
+    let next = url.split("game=").nth(1).unwrap_or_default();
+    let next = next.split('&').next().unwrap_or_default().to_string();
+    let (status, g) = b.json("GET", &format!("/api/games/{next}"), &[], Value::Null);
+    assert_eq!(status, 200, "{url}: {g}");
 }
 
 #[test]
