@@ -223,6 +223,8 @@ win adds 100 + 50 x the level, the lowest level played in the game).")]
   dama serve --memory                 keep no games on disk
   dama serve --database postgres://dama@db/dama   games in PostgreSQL, shared by several servers
   dama serve --trust-proxy            behind a reverse proxy (see docs/deploy.md)
+  dama serve --export site/           the page as static files, for any static web host:
+                                      the computer plays in the browser, no server needed
 
 The JSON API (under /api) is described by GET /api and in the README.")]
     Serve {
@@ -299,6 +301,12 @@ The JSON API (under /api) is described by GET /api and in the README.")]
         /// the tables of up to 4 pieces are built in memory.
         #[arg(long, value_name = "DIR")]
         egtb: Option<std::path::PathBuf>,
+        /// Write the page as static files into DIR and stop (no server): served at the root
+        /// of any static web host, the game against the computer (searched in the browser),
+        /// the analysis board and the editor work with no dama server; a game between
+        /// friends needs one.
+        #[arg(long, value_name = "DIR")]
+        export: Option<std::path::PathBuf>,
     },
     /// List the legal moves of a position, one per line.
     Moves {
@@ -841,6 +849,19 @@ pub enum EgtbAction {
         /// Games played at once.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Hard's side played by a Hub engine: a command and its arguments (`dama-engine`),
+        /// started afresh for each game, as a GUI starts it (what it builds at its start or
+        /// on first need counts); the time from its start to `ready` is reported.
+        #[arg(long, value_name = "COMMAND")]
+        engine: Option<String>,
+        /// A parameter for --engine, sent before `init` (repeatable; the variant is sent
+        /// for you).
+        #[arg(long, value_name = "NAME=VALUE", requires = "engine")]
+        engine_param: Vec<String>,
+        /// Seconds a move for Hard, on the clock (where a search never waits for a table to
+        /// be built), in place of --nodes.
+        #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+        movetime: Option<Duration>,
     },
 }
 

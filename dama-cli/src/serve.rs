@@ -37,6 +37,26 @@ pub fn env_database() -> Option<String> {
         .filter(|v| !v.trim().is_empty())
 }
 
+/// `dama serve --export DIR`: the page as static files in `dir`, each file's name printed.
+pub fn export(dir: &std::path::Path) -> Result<Status, CliError> {
+    let files = dama_web::export(dir)
+        .map_err(|e| CliError::Usage(format!("--export {}: {e}", dir.display())))?;
+    let mut out = std::io::stdout().lock();
+    for f in &files {
+        writeln!(out, "{}", dir.join(f).display()).map_err(CliError::Output)?;
+    }
+    writeln!(
+        out,
+        "dama serve --export: {} files; serve {} at the root of a web host (e.g. python3 -m \
+         http.server -d {})",
+        files.len(),
+        dir.display(),
+        dir.display()
+    )
+    .map_err(CliError::Output)?;
+    Ok(Status::Ok)
+}
+
 /// Runs `dama serve` until Ctrl-C (or SIGTERM); `open` opens the page in the desktop's browser.
 pub fn run(opts: Options, open: bool) -> Result<Status, CliError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()

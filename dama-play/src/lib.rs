@@ -24,6 +24,8 @@
 //! ```
 
 mod model;
+pub mod review;
+pub mod view;
 
 pub use model::{
     king_capture_refused, piece_moves, refusal, title, KingRefusal, Model, Opponent, PieceMoves,

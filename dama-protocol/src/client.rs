@@ -42,8 +42,11 @@ pub struct ClientConfig {
     /// `set-param` values sent after the handshake, in order (names the engine did not
     /// declare are sent all the same; engines ignore them, dama with an `error` line).
     pub params: Vec<(String, String)>,
-    /// Time for `hub` → `wait` and `init` → `ready`.
+    /// Time for `hub` → `wait`.
     pub handshake_timeout: Duration,
+    /// Time for `init` → `ready`: an engine may load or build its endgame tables there
+    /// (Scan reads its bitbases, dama builds its small kings-only tables by default).
+    pub init_timeout: Duration,
     /// Time allowed beyond a search's own budget, then after `stop`, and for exiting after
     /// `quit`.
     pub grace: Duration,
@@ -52,14 +55,15 @@ pub struct ClientConfig {
 }
 
 impl ClientConfig {
-    /// `program` without arguments, 10 s for the handshake, 2 s of grace, searches without a
-    /// time limit allowed 5 minutes.
+    /// `program` without arguments, 10 s for `hub` and a minute for `init`, 2 s of grace,
+    /// searches without a time limit allowed 5 minutes.
     pub fn new(program: impl Into<String>) -> ClientConfig {
         ClientConfig {
             program: program.into(),
             args: Vec::new(),
             params: Vec::new(),
             handshake_timeout: Duration::from_secs(10),
+            init_timeout: Duration::from_secs(60),
             grace: Duration::from_secs(2),
             max_search_time: Duration::from_secs(300),
         }
@@ -179,7 +183,7 @@ impl HubClient {
             ))?;
         }
         self.send("init")?;
-        let deadline = Instant::now() + self.config.handshake_timeout;
+        let deadline = Instant::now() + self.config.init_timeout;
         while self.recv(deadline, "ready")?.1.command != "ready" {}
         Ok(())
     }

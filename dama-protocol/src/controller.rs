@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
 
 use dama_rules::notation::{parse_move, MoveFormat};
@@ -34,7 +34,7 @@ pub const MAX_BOOK_MARGIN: i64 = 1000;
 pub const MAX_SEED: i64 = i32::MAX as i64;
 
 /// The parameters `hub` declares, in its order: `set-param` knows these and no other.
-const PARAMETERS: [&str; 12] = [
+const PARAMETERS: [&str; 13] = [
     "variant",
     "level",
     "hash",
@@ -42,6 +42,7 @@ const PARAMETERS: [&str; 12] = [
     "seed",
     "multipv",
     "egtb-dir",
+    "egtb-init",
     "book",
     "book-margin",
     "contempt",
@@ -57,6 +58,8 @@ const MAX_MESSAGE: usize = 400;
 pub(crate) enum Event {
     Input(Input),
     Search(SearchEvent),
+    /// The endgame tables of `init` are built: `ready` may go.
+    Prepared,
 }
 
 /// Runs the Hub engine on `input` and `output` until `quit` or the end of the input.
@@ -84,8 +87,8 @@ where
 {
     let (tx, rx) = mpsc::channel();
     reader::spawn(input, MAX_LINE, tx.clone(), Event::Input)?;
-    let searcher = Searcher::spawn(tx)?;
-    let mut controller = Controller::new(output, rx, searcher);
+    let searcher = Searcher::spawn(tx.clone())?;
+    let mut controller = Controller::new(output, rx, tx, searcher);
     let result = controller.run();
     controller.shutdown();
     result
@@ -101,6 +104,7 @@ struct Settings {
     seed: i64,
     multipv: i64,
     egtb_dir: String,
+    egtb_init: bool,
     book: bool,
     book_margin: i64,
     contempt: i64,
@@ -118,6 +122,7 @@ impl Default for Settings {
             seed: 0,
             multipv: 1,
             egtb_dir: crate::searcher::default_egtb_dir(),
+            egtb_init: true,
             book: true,
             book_margin: i64::from(dama_search::book::DEFAULT_MARGIN),
             contempt: 0,
@@ -151,6 +156,12 @@ enum Flow {
 struct Controller<W: Write> {
     out: W,
     events: Receiver<Event>,
+    /// For the thread that builds the endgame tables at `init`.
+    sender: Sender<Event>,
+    /// The tables of `init` are being built: input waits in `deferred` (so that every line
+    /// after `init` is answered after `ready`, as by an engine that reads one line at a time).
+    preparing: bool,
+    deferred: VecDeque<Input>,
     searcher: Option<Searcher>,
     settings: Settings,
     game: Game,
@@ -165,10 +176,18 @@ struct Controller<W: Write> {
 }
 
 impl<W: Write> Controller<W> {
-    fn new(out: W, events: Receiver<Event>, searcher: Searcher) -> Controller<W> {
+    fn new(
+        out: W,
+        events: Receiver<Event>,
+        sender: Sender<Event>,
+        searcher: Searcher,
+    ) -> Controller<W> {
         Controller {
             out,
             events,
+            sender,
+            preparing: false,
+            deferred: VecDeque::new(),
             searcher: Some(searcher),
             settings: Settings::default(),
             game: Game::new(),
@@ -183,28 +202,65 @@ impl<W: Write> Controller<W> {
     fn run(&mut self) -> Result<(), Error> {
         while let Ok(event) = self.events.recv() {
             let flow = match event {
-                Event::Input(Input::Line(line)) => self.line(&line)?,
-                Event::Input(Input::TooLong(bytes)) => {
-                    self.error(&Error::LineTooLong {
-                        bytes,
-                        limit: MAX_LINE,
-                    })?;
-                    Flow::Continue
-                }
-                Event::Input(Input::Eof) => {
-                    tracing::debug!("end of input");
-                    Flow::Quit
-                }
+                Event::Input(input) => self.input(input)?,
                 Event::Search(e) => {
                     self.search_event(e)?;
                     Flow::Continue
                 }
+                Event::Prepared => self.prepared()?,
             };
             if let Flow::Quit = flow {
                 break;
             }
         }
         Ok(())
+    }
+
+    /// One input, or, while the tables of `init` are built, its place in the queue: a `quit`
+    /// (or the end of the input) right after `init` ends the engine at once, one after other
+    /// lines waits for their answers.
+    fn input(&mut self, input: Input) -> Result<Flow, Error> {
+        if self.preparing {
+            let quits = match &input {
+                Input::Eof => true,
+                Input::Line(line) => matches!(Command::parse(line), Ok(Some(Command::Quit))),
+                Input::TooLong(_) => false,
+            };
+            if !quits || !self.deferred.is_empty() {
+                self.deferred.push_back(input);
+                return Ok(Flow::Continue);
+            }
+        }
+        match input {
+            Input::Line(line) => self.line(&line),
+            Input::TooLong(bytes) => {
+                self.error(&Error::LineTooLong {
+                    bytes,
+                    limit: MAX_LINE,
+                })?;
+                Ok(Flow::Continue)
+            }
+            Input::Eof => {
+                tracing::debug!("end of input");
+                Ok(Flow::Quit)
+            }
+        }
+    }
+
+    /// The tables of `init` are built: `ready`, then the input that waited for it, in order
+    /// (up to another `init`, which waits in turn).
+    fn prepared(&mut self) -> Result<Flow, Error> {
+        self.preparing = false;
+        self.send(&Response::Ready)?;
+        while !self.preparing {
+            let Some(input) = self.deferred.pop_front() else {
+                break;
+            };
+            if let Flow::Quit = self.input(input)? {
+                return Ok(Flow::Quit);
+            }
+        }
+        Ok(Flow::Continue)
     }
 
     /// Stops any search and ends the searcher thread.
@@ -266,7 +322,11 @@ impl<W: Write> Controller<W> {
             Command::Hub => self.hub()?,
             Command::Init => {
                 self.job(Job::Init);
-                self.send(&Response::Ready)?;
+                if self.settings.egtb_init {
+                    self.prepare()?;
+                } else {
+                    self.send(&Response::Ready)?;
+                }
             }
             Command::SetParam { name, value } => {
                 if let Err(e) = self.set_param(&name, &value) {
@@ -296,6 +356,30 @@ impl<W: Write> Controller<W> {
             Command::Quit => return Ok(Flow::Quit),
         }
         Ok(Flow::Continue)
+    }
+
+    /// Builds the endgame tables of `init` on a thread of its own, which has `ready` sent when
+    /// they are there; the lines received meanwhile wait for it, except a `quit` (or the end
+    /// of the input) with no line waiting before it, which does not wait for the tables.
+    fn prepare(&mut self) -> Result<(), Error> {
+        let variant = self.settings.variant;
+        let sender = self.sender.clone();
+        let spawned = std::thread::Builder::new()
+            .name("dama-egtb-init".into())
+            .spawn(move || {
+                crate::prepare::build(variant);
+                let _ = sender.send(Event::Prepared);
+            });
+        match spawned {
+            Ok(_) => {
+                self.preparing = true;
+                Ok(())
+            }
+            Err(e) => {
+                tracing::warn!("endgame tables not built at init: {e}");
+                self.send(&Response::Ready)
+            }
+        }
     }
 
     /// A valid position arrived: the one to search from now on.
@@ -341,6 +425,11 @@ impl<W: Write> Controller<W> {
                 name: "egtb-dir".into(),
                 value: s.egtb_dir.clone(),
                 kind: ParamType::String,
+            },
+            Response::Param {
+                name: "egtb-init".into(),
+                value: s.egtb_init.to_string(),
+                kind: ParamType::Bool,
             },
             Response::Param {
                 name: "book".into(),
@@ -415,12 +504,12 @@ impl<W: Write> Controller<W> {
                 self.settings.egtb_dir = value.to_string();
                 self.job(Job::EgtbDir(value.to_string()));
             }
+            "egtb-init" => {
+                self.settings.egtb_init =
+                    boolean(value).ok_or_else(|| bad("true or false".into()))?;
+            }
             "book" => {
-                self.settings.book = match value.trim().to_ascii_lowercase().as_str() {
-                    "true" | "on" | "1" | "yes" => true,
-                    "false" | "off" | "0" | "no" => false,
-                    _ => return Err(bad("true or false".to_string())),
-                };
+                self.settings.book = boolean(value).ok_or_else(|| bad("true or false".into()))?;
                 self.job(Job::Book(self.settings.book));
             }
             "book-margin" => {
@@ -676,6 +765,15 @@ fn searchable(game: &Game) -> Result<Game, Error> {
         return Err(Error::NoLegalMove { why });
     }
     Ok(game.clone())
+}
+
+/// The value of a bool parameter: `true`, `on`, `1`, `yes` or their opposites, in any case.
+fn boolean(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "on" | "1" | "yes" => Some(true),
+        "false" | "off" | "0" | "no" => Some(false),
+        _ => None,
+    }
 }
 
 /// Keeps a rules error quoting a huge move text readable.

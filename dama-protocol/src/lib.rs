@@ -41,7 +41,7 @@
 //! | --- | --- |
 //! | `hub` | answered by `id`, one `param` line per parameter, then `wait` |
 //! | `set-param name=N value=V` | sets a parameter; bad values get `error`, and so do unknown names (ignored; the message lists the known ones) |
-//! | `init` | answered by `ready` (the transposition table is allocated here) |
+//! | `init` | answered by `ready` (the transposition table is allocated here; with `egtb-init`, the default, `ready` comes once the kings-only endgame tables are built, and the lines sent meanwhile are answered after it, in order; a `quit` right after `init` ends the engine at once) |
 //! | `pos pos=<position> [moves="m1 m2 ..."]` | the position to search: the start and the moves since (each checked by the rules) |
 //! | `pos start [moves="..."]` | the same from the start position; a refused `pos` (bad position or move) leaves no position: every `go` then answers `error` and a bare `done` until a valid `pos`, `new-game` or a `variant` |
 //! | `level depth=N` / `nodes=N` / `move-time=S` / `[moves=N] time=S [inc=S]` / `infinite` | the limits of the following searches, until the next `level` (several limits may be combined; the first reached ends the search) |
@@ -85,7 +85,13 @@
 //! search and may pick a slightly weaker move, and report one `info` with `done`); `hash`
 //! (MiB, 1..4096, default 32); `threads` (1..64); `seed` (0..2^31-1: the level choices are
 //! reproducible for a seed above 0, and 0, the default, draws a seed at each new game);
-//! `multipv` (1..32 lines); `book` (bool, default true: Hard, Strong and Normal answer at
+//! `multipv` (1..32 lines); `egtb-init` (bool, default true: at `init`, before `ready`, the
+//! engine builds in memory the endgame tables, both metrics, of the kings-only endings of up
+//! to 5 pieces of the variant set then (3 kings against 2, 4 against 1, and every smaller
+//! one), about 3.4 s of CPU on two threads, so that its first move in such an ending is
+//! already the tables' quickest win; false leaves them to be built on first need, in the
+//! background while the first moves are searched, since a move on the clock never waits for a
+//! table; test harnesses that start many engines switch it off); `book` (bool, default true: Hard, Strong and Normal answer at
 //! once with a book move in a position of the opening book, reporting it as one `info` with
 //! depth 0 and its book value; `go analyze` never uses the book); `book-margin` (0..1000
 //! hundredths of a man, default 5: Hard and Strong choose, with the seeded generator, among
@@ -116,6 +122,7 @@ pub mod command;
 mod controller;
 mod error;
 pub mod lexer;
+mod prepare;
 pub mod reader;
 pub mod response;
 mod searcher;

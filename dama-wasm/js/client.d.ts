@@ -1,7 +1,7 @@
 // Types of client.mjs: the engine in a Web Worker.
 import type {
-  AnalyseRequest, ExplainMoveAnswer, ExplainSquareAnswer, Game, Info, MovesAnswer,
-  PlayRequest, SearchAnswer,
+  AnalyseRequest, ApiAnswer, ApiRequest, ExplainMoveAnswer, ExplainSquareAnswer, Game, Info,
+  MovesAnswer, PlayRequest, ReviewAnswer, ReviewItem, ReviewRequest, SearchAnswer,
 } from './dama.js';
 
 /** What a stopped search resolves with: its last reported line. */
@@ -25,6 +25,8 @@ export class DamaWorker {
   explain(game: Game, what: { move: string }): Promise<ExplainMoveAnswer>;
   play(request: PlayRequest, onProgress?: (info: Info) => void): Promise<SearchAnswer | StoppedAnswer>;
   analyse(request: AnalyseRequest, onProgress?: (info: Info) => void): Promise<SearchAnswer | StoppedAnswer>;
+  review(request: ReviewRequest, onItem?: (item: ReviewItem) => void): Promise<ReviewAnswer>;
+  api(request: ApiRequest): Promise<ApiAnswer>;
   /** Builds the endgame classes the searches on the clock asked for; resolves with how many. */
   buildTables(): Promise<number>;
   /** Ends the searches under way at once (each resolves with its last line). */

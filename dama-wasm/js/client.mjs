@@ -83,6 +83,16 @@ export class DamaWorker {
     return this.call({ cmd: 'analyse', ...request }, onProgress);
   }
 
+  /** Reviews the games of a PDN text (see Dama.review), each item to `onItem`. */
+  review(request, onItem) {
+    return this.call({ cmd: 'review', ...request }, onItem);
+  }
+
+  /** `dama serve`'s API for a game kept by the caller (see Dama.api). */
+  api(request) {
+    return this.call({ cmd: 'api', ...request });
+  }
+
   /** Builds the endgame classes the searches asked for (see Dama.buildTables). */
   buildTables() {
     return this.call({ cmd: 'tables' }).then((r) => r.built);

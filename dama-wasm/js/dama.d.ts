@@ -129,6 +129,56 @@ export interface VersionAnswer {
   simd: boolean;
 }
 
+/** A review: the PDN text, its default variant, the budget of each position. */
+export interface ReviewRequest {
+  pdn: string;
+  variant?: string;
+  depth?: number;
+  nodes?: number;
+}
+
+/** One item of a review, as `dama serve`'s streamed review sends it. */
+export interface ReviewItem {
+  type: 'game' | 'ply' | 'final' | 'done';
+  game?: number;
+  [field: string]: unknown;
+}
+
+/** The end of a review. */
+export interface ReviewAnswer {
+  games: number;
+  thresholds: { '?!': number; '?': number; '??': number; clamp: number };
+}
+
+/** A request to `dama serve`'s API for a game kept by the caller. */
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  body?: unknown;
+  /** The game's record as the last answer gave it (null: none yet). */
+  record?: ApiRecord | null;
+  /** The new game's id (`POST /api/games`). */
+  id?: string;
+}
+
+/** A game kept by the caller. */
+export interface ApiRecord {
+  variant: string;
+  start_fen: string;
+  moves: string[];
+  level: string;
+  scored_level: string;
+  human: 'white' | 'black';
+}
+
+/** What the server would answer, and the game to keep (null once deleted). */
+export interface ApiAnswer {
+  status: number;
+  body: any;
+  id: string;
+  record: ApiRecord | null;
+}
+
 /** The module's URL, beside dama.mjs. */
 export const wasmUrl: URL;
 /** Whether this host has WebAssembly at all. */
@@ -155,6 +205,8 @@ export class Dama {
   analyse(request: AnalyseRequest, onProgress?: (info: Info | TableInfo) => void): SearchAnswer;
   /** Builds the endgame classes the searches on the clock asked for; returns how many. */
   buildTables(): number;
+  review(request: ReviewRequest, onItem?: (item: ReviewItem) => void): ReviewAnswer;
+  api(request: ApiRequest): ApiAnswer;
   newGame(): Record<string, never>;
   options(options: { hash_mib?: number }): { hash_mib: number };
 }

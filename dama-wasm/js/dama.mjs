@@ -133,6 +133,23 @@ export class Dama {
     return this.call({ cmd: 'tables' }).built;
   }
 
+  /**
+   * Reviews every game of a PDN text (`{pdn, variant, depth, nodes}`) as `dama serve` does:
+   * each item (a game's moves, each move marked, the final position, the end) to
+   * `onItem` as it is done.
+   */
+  review(request, onItem) {
+    return this.call({ cmd: 'review', ...request }, onItem);
+  }
+
+  /**
+   * `dama serve`'s API answered for a game against the computer kept by the caller:
+   * `{method, path, body, record, id}` in, `{status, body, id, record}` out (see the README).
+   */
+  api(request) {
+    return this.call({ cmd: 'api', ...request });
+  }
+
   /** Forgets what the table learnt (a new game). */
   newGame() {
     return this.call({ cmd: 'new-game' });

@@ -29,6 +29,7 @@
 //! In a browser the module is loaded by `js/dama.mjs` (or run in a Web Worker by
 //! `js/client.mjs`); the README shows the JavaScript side.
 
+mod local;
 mod request;
 
 #[cfg(target_arch = "wasm32")]
@@ -93,6 +94,8 @@ impl Session {
     fn run(&mut self, r: &Request, progress: &mut dyn FnMut(&str)) -> Result<Value, String> {
         match r.cmd.as_str() {
             "version" => Ok(version()),
+            "api" => local::api(&mut self.engine, r),
+            "review" => self.review(r, progress),
             "moves" => moves(&r.game()?),
             "fen" => Ok(json!({ "fen": fen::write(r.game()?.position()) })),
             "explain" => explain(r),
@@ -107,8 +110,8 @@ impl Session {
             }
             "options" => self.options(r),
             other => Err(format!(
-                "unknown command \"{}\": expected version, moves, fen, explain, perft, bench, \
-                 play, analyse, tables, new-game or options",
+                "unknown command \"{}\": expected version, api, review, moves, fen, explain, \
+                 perft, bench, play, analyse, tables, new-game or options",
                 request::excerpt(other)
             )),
         }
@@ -181,6 +184,54 @@ impl Session {
             &mut on_info,
         );
         Ok(result_json(&game, &result))
+    }
+
+    /// A review of every game of a PDN text, as `dama serve` makes it (`dama_play::review`):
+    /// each item (a game's moves, each move reviewed, its final position, the end) goes to
+    /// `progress` as a JSON line; the answer counts the games and gives the marks' thresholds.
+    fn review(&mut self, r: &Request, progress: &mut dyn FnMut(&str)) -> Result<Value, String> {
+        use dama_play::review::{games_of, ready, review_game, review_limits, Eval, Item};
+        let text = r
+            .text("pdn")?
+            .ok_or("review needs the text of a PDN file (pdn)")?;
+        let variant = r.variant()?;
+        let depth = r.get("depth").map(|_| r.depth_or(1)).transpose()?;
+        let nodes = match r.get("nodes") {
+            None => None,
+            Some(v) => Some(v.as_u64().filter(|&n| n >= 1).ok_or_else(|| {
+                format!(
+                    "nodes {}: expected a whole number of at least 1",
+                    request::excerpt(&v.to_string())
+                )
+            })?),
+        };
+        let games = games_of(text, variant).map_err(|e| e.message)?;
+        let limits = review_limits(depth, nodes);
+        let engine = &mut self.engine;
+        engine.set_multipv(1);
+        for (i, g) in games.iter().enumerate() {
+            let evaluate = |game: Game| {
+                let eval = Eval::settled(&game).unwrap_or_else(|| {
+                    // Each position from an empty table: the same answer as the server's.
+                    engine.clear();
+                    let result =
+                        engine.analyze_with(&game, &limits, &Signals::default(), &mut |_| {});
+                    let table = table_value(engine, &game);
+                    Eval::of(result, table)
+                });
+                std::future::ready(Some(eval))
+            };
+            let emit = |line: Vec<u8>| {
+                progress(String::from_utf8_lossy(&line).trim_end());
+                std::future::ready(true)
+            };
+            ready(review_game(i, g, evaluate, emit))
+                .flatten()
+                .ok_or("the review stopped")?;
+        }
+        let done = dama_play::review::line_of(&Item::Done { games: games.len() });
+        progress(String::from_utf8_lossy(&done).trim_end());
+        Ok(json!({ "games": games.len(), "thresholds": dama_play::review::thresholds() }))
     }
 
     /// An analysis with progress: every completed iteration (each line of a multi-PV one)
@@ -320,16 +371,21 @@ fn perft(r: &Request) -> Result<Value, String> {
 }
 
 /// The endgame tables' value of the game's position for the side to move, where they cover
-/// it: `result` (`win`, `draw`, `loss`) and `plies` to the next conversion.
-fn table_json(engine: &Engine, game: &Game) -> Option<Value> {
+/// it (as `dama serve`'s analysis probes them).
+fn table_value(engine: &Engine, game: &Game) -> Option<dama_egtb::Value> {
     let variant = game.variant();
     let pos = game.position();
     let tables = engine.endgames();
     if !tables.may_cover(variant, pos.occupied().count()) {
         return None;
     }
-    let value = dama_rules::with_rules!(variant, R => tables.probe::<R>(pos))?;
-    Some(match value {
+    dama_rules::with_rules!(variant, R => tables.probe::<R>(pos))
+}
+
+/// The endgame tables' value of the game's position for the side to move, where they cover
+/// it: `result` (`win`, `draw`, `loss`) and `plies` to the next conversion.
+fn table_json(engine: &Engine, game: &Game) -> Option<Value> {
+    Some(match table_value(engine, game)? {
         dama_egtb::Value::Win(d) => json!({ "result": "win", "plies": d }),
         dama_egtb::Value::Loss(d) => json!({ "result": "loss", "plies": d }),
         dama_egtb::Value::Draw => json!({ "result": "draw", "plies": null }),

@@ -9,8 +9,10 @@ use dama_search::{Level, Limits};
 use serde_json::{Map, Value};
 
 /// The fields each command takes (besides `cmd`).
-const FIELDS: [(&str, &[&str]); 12] = [
+const FIELDS: [(&str, &[&str]); 14] = [
     ("version", &[]),
+    ("review", &["pdn", "variant", "depth", "nodes"]),
+    ("api", &["method", "path", "body", "record", "id"]),
     ("moves", &["variant", "fen", "moves"]),
     ("fen", &["variant", "fen", "moves"]),
     ("explain", &["variant", "fen", "moves", "square", "move"]),
@@ -100,7 +102,8 @@ impl Request {
         Ok(Request { cmd, fields })
     }
 
-    fn get(&self, name: &str) -> Option<&Value> {
+    /// A field's value (none when missing or null).
+    pub(crate) fn get(&self, name: &str) -> Option<&Value> {
         self.fields.get(name).filter(|v| !v.is_null())
     }
 

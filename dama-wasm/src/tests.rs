@@ -201,3 +201,207 @@ fn an_analysis_of_a_table_position_says_the_tables_verdict_first() {
     assert_eq!(first["table"]["result"], "win", "{first}");
     assert!(first["table"]["plies"].as_u64().is_some(), "{first}");
 }
+
+/// One request to the local API: its status and body, the record kept from it.
+fn call(
+    s: &mut Session,
+    record: &mut Value,
+    method: &str,
+    path: &str,
+    body: Value,
+) -> (u64, Value) {
+    let request = serde_json::json!({
+        "cmd": "api", "method": method, "path": path, "body": body,
+        "record": record.clone(), "id": "g1",
+    });
+    let ok = ask(s, &request.to_string()).unwrap();
+    *record = ok["record"].clone();
+    (ok["status"].as_u64().unwrap(), ok["body"].clone())
+}
+
+#[test]
+fn a_game_kept_in_the_browser_answers_as_the_server_does() {
+    let mut s = Session::new();
+    let mut record = Value::Null;
+    let (status, info) = call(&mut s, &mut record, "GET", "/api", Value::Null);
+    assert_eq!(status, 200);
+    assert_eq!(
+        info["variants"].as_array().unwrap().len(),
+        Variant::ALL.len()
+    );
+    let (status, preview) = call(
+        &mut s,
+        &mut record,
+        "GET",
+        "/api/preview?variant=spanish&level=easy",
+        Value::Null,
+    );
+    assert_eq!(
+        (status, preview["variant"].as_str()),
+        (200, Some("spanish"))
+    );
+    assert_eq!(
+        preview["targets"]["22"]["targets"],
+        serde_json::json!([18, 19])
+    );
+    let (status, game) = call(
+        &mut s,
+        &mut record,
+        "POST",
+        "/api/games",
+        serde_json::json!({"level": "novice"}),
+    );
+    assert_eq!(
+        (status, game["turn"].as_str(), game["secret"].as_str()),
+        (201, Some("player"), Some("local"))
+    );
+    assert_eq!(record["level"], "novice");
+    // A move the rules refuse: 422 with their reason; the game is unchanged.
+    let (status, err) = call(
+        &mut s,
+        &mut record,
+        "POST",
+        "/api/games/g1/move",
+        serde_json::json!({"path": [22, 17]}),
+    );
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (422, Some("illegal_move"))
+    );
+    assert_eq!(record["moves"], serde_json::json!([]));
+    let (status, played) = call(
+        &mut s,
+        &mut record,
+        "POST",
+        "/api/games/g1/move",
+        serde_json::json!({"path": [22, 18]}),
+    );
+    assert_eq!(
+        (status, played["game"]["turn"].as_str()),
+        (200, Some("computer"))
+    );
+    assert_eq!(played["played"]["text"], "22-18");
+    // Not the player's turn now.
+    let (status, err) = call(
+        &mut s,
+        &mut record,
+        "GET",
+        "/api/games/g1/targets?square=21",
+        Value::Null,
+    );
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (409, Some("not_your_turn"))
+    );
+    // The computer's move searched here, then one given by the page.
+    let (status, replied) = call(
+        &mut s,
+        &mut record,
+        "POST",
+        "/api/games/g1/reply",
+        Value::Null,
+    );
+    assert_eq!(
+        (status, replied["game"]["turn"].as_str()),
+        (200, Some("player"))
+    );
+    assert_eq!(record["moves"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        replied["game"]["last_computer_move"]["hub"],
+        record["moves"][1]
+    );
+    let (status, targets) = call(
+        &mut s,
+        &mut record,
+        "GET",
+        "/api/games/g1/targets?square=21",
+        Value::Null,
+    );
+    assert_eq!(status, 200, "{targets}");
+    assert_eq!(targets["square"], 21);
+    let (status, game) = call(
+        &mut s,
+        &mut record,
+        "POST",
+        "/api/games/g1/level",
+        serde_json::json!({"level": 5}),
+    );
+    assert_eq!(
+        (
+            status,
+            game["level"].as_str(),
+            game["scored_level"].as_str()
+        ),
+        (200, Some("hard"), Some("novice"))
+    );
+    let (status, shown) = call(&mut s, &mut record, "GET", "/api/games/g1", Value::Null);
+    assert_eq!((status, shown["ply"].as_u64()), (200, Some(2)));
+    let (status, _) = call(&mut s, &mut record, "DELETE", "/api/games/g1", Value::Null);
+    assert_eq!((status, &record), (204, &Value::Null));
+}
+
+#[test]
+fn the_local_api_refuses_what_needs_a_server_and_bad_input() {
+    let mut s = Session::new();
+    let mut record = Value::Null;
+    let (status, err) = call(
+        &mut s,
+        &mut record,
+        "POST",
+        "/api/games",
+        serde_json::json!({"opponent": "friend"}),
+    );
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (503, Some("needs_server"))
+    );
+    let (status, err) = call(&mut s, &mut record, "GET", "/api/games/g1", Value::Null);
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (404, Some("unknown_game"))
+    );
+    let (status, err) = call(
+        &mut s,
+        &mut record,
+        "POST",
+        "/api/games",
+        serde_json::json!({"levle": 2}),
+    );
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (400, Some("unknown_field"))
+    );
+    let (status, err) = call(
+        &mut s,
+        &mut record,
+        "POST",
+        "/api/games",
+        serde_json::json!({"fen": "W:W99"}),
+    );
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (400, Some("bad_fen"))
+    );
+    let (status, err) = call(
+        &mut s,
+        &mut record,
+        "GET",
+        "/api/preview?variant=%7Bnope",
+        Value::Null,
+    );
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (400, Some("bad_variant"))
+    );
+    assert!(
+        err["error"]["message"].as_str().unwrap().contains("{nope"),
+        "{err}"
+    );
+    // A damaged record is an error of the request, not a trap.
+    let e = ask(
+        &mut s,
+        r#"{"cmd":"api","path":"/api/games/x","record":{"variant":"italian"}}"#,
+    )
+    .unwrap_err();
+    assert!(e.contains("start_fen"), "{e}");
+}

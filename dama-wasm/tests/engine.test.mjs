@@ -241,3 +241,22 @@ test("the CLI's edge values in every field: an Error quoting them, never a trap"
   assert.ok(refused > 100, `only ${refused} refused`);
   assert.equal(engine.moves().moves.length, 7);
 });
+
+test('a PDN review gives its items as they are done; a game kept by the caller answers as the server', () => {
+  const items = [];
+  const done = engine.review({ pdn: '[FEN "W:W23,24,27:B15,1"]\n1. 23-19 15x31 *\n', nodes: 5000 },
+    (item) => items.push(item));
+  assert.deepEqual(items.map((i) => i.type), ['game', 'ply', 'ply', 'final', 'done']);
+  assert.equal(items[1].mark, '??');
+  assert.equal(done.thresholds['??'], 200);
+  assert.throws(() => engine.review({ pdn: '1. 22-18 bogus *' }), /bogus/);
+  let r = engine.api({ method: 'POST', path: '/api/games', body: { level: 'easy' }, id: 'g' });
+  assert.equal(r.status, 201);
+  r = engine.api({ method: 'POST', path: '/api/games/g/move', body: { path: [22, 18] }, record: r.record });
+  assert.equal(r.status, 200);
+  assert.equal(r.body.game.turn, 'computer');
+  assert.deepEqual(r.record.moves, ['22-18']);
+  const refused = engine.api({ method: 'POST', path: '/api/games', body: { opponent: 'friend' }, id: 'h' });
+  assert.equal(refused.status, 503);
+  assert.equal(refused.body.error.code, 'needs_server');
+});

@@ -16,22 +16,17 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use dama_egtb::Value as TableValue;
-use dama_rules::{with_rules, Game, Move, Outcome, Position, Variant};
-use dama_search::{Endgames, Engine, Info, Limits, RootLine, Score, Signals};
-use serde::Serialize;
+use dama_rules::{with_rules, Game, Position, Variant};
+use dama_search::{Endgames, Engine, Info, Limits, Signals};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::views::{landing_path, move_text};
+pub use dama_play::review::Eval;
+pub use dama_play::view::{line_view, table_view};
 
 /// Table size of each analysis engine, in MiB (cleared before each search).
 const HASH_MIB: usize = 8;
 
-/// A review searches each position this many nodes unless asked for fewer or more.
-pub const REVIEW_NODES: u64 = 200_000;
-/// The most nodes a review may ask for per position.
-pub const REVIEW_MAX_NODES: u64 = 2_000_000;
-/// The deepest a review or an analysis may search.
-pub const MAX_DEPTH: u32 = 40;
+pub use dama_play::review::{MAX_DEPTH, REVIEW_MAX_NODES};
 /// Live analysis thinks this long unless asked for less.
 pub const LIVE_TIME: Duration = Duration::from_secs(10);
 /// The longest live analysis may be asked to think.
@@ -48,25 +43,6 @@ pub struct Analyst {
     slots: Arc<Semaphore>,
     count: usize,
     stopping: Arc<AtomicBool>,
-}
-
-/// What a search of one position found.
-#[derive(Clone, Debug)]
-pub struct Eval {
-    /// The score for the side to move.
-    pub score: Score,
-    /// The best move (none when the game is over there).
-    pub best: Option<Move>,
-    /// Its line.
-    pub pv: Vec<Move>,
-    /// The best lines (as many as asked).
-    pub lines: Vec<RootLine>,
-    /// The depth completed.
-    pub depth: u32,
-    /// Nodes searched.
-    pub nodes: u64,
-    /// The endgame tables' verdict, where they cover the position.
-    pub table: Option<TableValue>,
 }
 
 impl Analyst {
@@ -129,7 +105,7 @@ impl Analyst {
         lines: usize,
         mut on_info: impl FnMut(&Info) -> bool + Send + 'static,
     ) -> Option<Eval> {
-        if let Some(eval) = self.settled(&game) {
+        if let Some(eval) = Eval::settled(&game) {
             return Some(eval);
         }
         let me = Arc::clone(self);
@@ -159,132 +135,10 @@ impl Analyst {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .push(engine);
-            let table = me.table(game.variant(), game.position());
-            Eval {
-                score: r.score,
-                best: r.best,
-                pv: r.pv,
-                lines: r.lines,
-                depth: r.depth,
-                nodes: r.nodes,
-                table,
-            }
+            Eval::of(r, me.table(game.variant(), game.position()))
         });
         task.await.ok()
     }
-
-    /// The value of a game that is over (no search needed).
-    fn settled(&self, game: &Game) -> Option<Eval> {
-        let outcome = game.outcome()?;
-        let score = match outcome {
-            Outcome::Win(c) if c == game.position().turn() => Score::win_in(0),
-            Outcome::Win(_) => Score::loss_in(0),
-            Outcome::Draw(_) => Score::DRAW,
-        };
-        Some(Eval {
-            score,
-            best: None,
-            pv: Vec::new(),
-            lines: Vec::new(),
-            depth: 0,
-            nodes: 0,
-            table: None,
-        })
-    }
-}
-
-/// The tables' verdict for the page: `win`, `draw` or `loss` for the side to move, and the
-/// plies to the next conversion (a capture or a man move).
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
-pub struct TableView {
-    pub(crate) result: &'static str,
-    pub(crate) plies: Option<u32>,
-}
-
-/// The view of a table value.
-pub fn table_view(v: TableValue) -> TableView {
-    match v {
-        TableValue::Win(d) => TableView {
-            result: "win",
-            plies: Some(d),
-        },
-        TableValue::Loss(d) => TableView {
-            result: "loss",
-            plies: Some(d),
-        },
-        TableValue::Draw => TableView {
-            result: "draw",
-            plies: None,
-        },
-    }
-}
-
-/// A line of moves: Hub texts and the variant's texts, played from `pos`.
-pub fn line_texts(variant: Variant, pos: &Position, line: &[Move]) -> (Vec<String>, Vec<String>) {
-    let mut p = *pos;
-    let mut hub = Vec::with_capacity(line.len());
-    let mut text = Vec::with_capacity(line.len());
-    for &m in line {
-        if !p.legal_moves_for(variant).contains(&m) {
-            break;
-        }
-        hub.push(m.to_string());
-        text.push(move_text(variant, &p, m));
-        p.play_unchecked(m);
-    }
-    (hub, text)
-}
-
-/// A score as the API gives it: hundredths of a man for the side to move (wins and losses
-/// `±(30000 − plies)`), and as text (`+0.35`, `win in 7`).
-#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
-pub struct ScoreView {
-    pub(crate) score: i32,
-    pub(crate) score_text: String,
-}
-
-/// The view of `s`.
-pub fn score_view(s: Score) -> ScoreView {
-    ScoreView {
-        score: s.0,
-        score_text: s.to_string(),
-    }
-}
-
-/// One line of an analysis: its move, score and moves.
-#[derive(Serialize, Debug, Clone)]
-pub struct LineView {
-    /// The first move (Hub text).
-    #[serde(rename = "move")]
-    pub(crate) mv: String,
-    /// The first move in the variant's notation.
-    pub(crate) text: String,
-    /// Its start and end squares (engine numbers), for an arrow.
-    pub(crate) arrow: [u8; 2],
-    /// Its start and landing squares in order (an arrow that follows a multi-jump).
-    pub(crate) path: Vec<u8>,
-    #[serde(flatten)]
-    pub(crate) score: ScoreView,
-    pub(crate) pv: Vec<String>,
-    pub(crate) pv_text: Vec<String>,
-}
-
-/// The view of a line from `pos` (`None` for an empty line).
-pub fn line_view(variant: Variant, pos: &Position, score: Score, pv: &[Move]) -> Option<LineView> {
-    let &first = pv.first()?;
-    let (hub, text) = line_texts(variant, pos, pv);
-    Some(LineView {
-        mv: hub.first()?.clone(),
-        text: text.first()?.clone(),
-        arrow: [first.from().number(), first.to().number()],
-        path: std::iter::once(first.from())
-            .chain(landing_path(variant, pos, first))
-            .map(|s| s.number())
-            .collect(),
-        score: score_view(score),
-        pv: hub,
-        pv_text: text,
-    })
 }
 
 /// A budget asked for: depth, nodes, time in milliseconds (each optional).
@@ -302,15 +156,7 @@ impl Asked {
     /// The limits of a review's search of one position: the nodes asked (else
     /// [`REVIEW_NODES`]) up to [`REVIEW_MAX_NODES`], the depth asked up to [`MAX_DEPTH`].
     pub fn review(self) -> Limits {
-        Limits {
-            depth: Some(self.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH)),
-            nodes: Some(
-                self.nodes
-                    .unwrap_or(REVIEW_NODES)
-                    .clamp(1_000, REVIEW_MAX_NODES),
-            ),
-            ..Limits::default()
-        }
+        dama_play::review::review_limits(self.depth, self.nodes)
     }
 
     /// The limits of live analysis: the time asked (else [`LIVE_TIME`]) up to
@@ -348,25 +194,14 @@ mod tests {
         );
         let l = huge.live();
         assert_eq!(l.time, dama_search::TimeControl::MoveTime(LIVE_MAX_TIME));
-        assert_eq!(Asked::default().review().nodes, Some(REVIEW_NODES));
+        assert_eq!(
+            Asked::default().review().nodes,
+            Some(dama_play::review::REVIEW_NODES)
+        );
         assert_eq!(
             Asked::default().live().time,
             dama_search::TimeControl::MoveTime(LIVE_TIME)
         );
-    }
-
-    #[test]
-    fn a_line_stops_at_a_move_that_is_not_legal() {
-        let pos = Position::start();
-        let good = dama_rules::notation::parse_move_for(Variant::Italian, &pos, "22-18").unwrap();
-        // The same move again is not Black's.
-        let (hub, text) = line_texts(Variant::Italian, &pos, &[good, good]);
-        assert_eq!(hub, ["22-18"]);
-        assert_eq!(text, ["22-18"]);
-        let view = line_view(Variant::Italian, &pos, Score(12), &[good]).unwrap();
-        assert_eq!(view.arrow, [22, 18]);
-        assert_eq!(view.path, [22, 18]);
-        assert_eq!(view.score.score_text, "+0.12");
     }
 
     #[tokio::test]

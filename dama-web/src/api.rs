@@ -75,7 +75,8 @@
 //! `bad_path`, `bad_pdn`, `bad_request`, `bad_seed`, `bad_square`, `bad_variant`,
 //! `body_timeout`, `body_too_large`, `busy`, `computer_thinking`, `game_not_over`, `game_over`,
 //! `illegal_move`, `internal`, `malformed_json`, `malformed_move`, `method_not_allowed`,
-//! `no_offer`, `not_a_computer_game`, `not_a_friend_game`, `not_a_player`, `not_computer_turn`,
+//! `needs_server` (never from the server: the page's own engine answering for a game kept in
+//! the browser, offline or from a static copy, refuses so what only a server does), `no_offer`, `not_a_computer_game`, `not_a_friend_game`, `not_a_player`, `not_computer_turn`,
 //! `not_found`, `not_json`, `not_your_turn`, `offer_pending`, `other_site`, `rate_limited`,
 //! `shared_game`, `stopping`, `storage`, `too_long`, `too_many_games`, `too_many_streams`, `unknown_field`,
 //! `unknown_game`. The page shows each in its language (a code it does not know, by `message`); `message` is English and may
@@ -98,11 +99,10 @@ use super::computer::HARD_TIME;
 use super::error::{method_not_allowed, not_found};
 use super::guard;
 use super::live;
-use super::names;
 use super::request::ok;
 use super::review::{self, REVIEW_BODY_LIMIT};
 use super::state::{AxState, State, BODY_LIMIT};
-use super::views::{rules_view, RulesView};
+use super::views::{names, rules_view, RulesView};
 use super::{follow, games, moves, seats, status};
 
 /// The routes: the page, its script and styles, and the API.

@@ -23,7 +23,7 @@ const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
 
 /// Every asset: its path, its type and its text.
-const ASSETS: [(&str, &str, &str); 13] = [
+const ASSETS: [(&str, &str, &str); 14] = [
     ("/", HTML, PAGE),
     ("/app.js", JS, include_str!("../web/app.js")),
     ("/texts.js", JS, include_str!("../web/texts.js")),
@@ -33,6 +33,7 @@ const ASSETS: [(&str, &str, &str); 13] = [
     ("/board.js", JS, include_str!("../web/board.js")),
     ("/editor.js", JS, include_str!("../web/editor.js")),
     ("/engine.js", JS, include_str!("../web/engine.js")),
+    ("/local.js", JS, include_str!("../web/local.js")),
     ("/offline.js", JS, include_str!("../web/offline.js")),
     ("/sw.js", JS, include_str!("../web/sw.js")),
     (
@@ -158,4 +159,74 @@ async fn module(headers: axum::http::HeaderMap) -> axum::response::Response {
         )
             .into_response()
     }
+}
+
+/// The mark of a static copy: its pages answer every API call from the page's own engine.
+const STATIC_MARK: &str = "<meta name=\"dama-static\" content=\"1\">";
+
+/// `page` marked as a static copy (the mark goes right after `<head>`).
+fn marked(page: &str) -> String {
+    match page.find("<head>") {
+        Some(i) => format!("{}{STATIC_MARK}{}", &page[..i + 6], &page[i + 6..]),
+        None => format!("{STATIC_MARK}{page}"),
+    }
+}
+
+/// Whether the browser's engine is built in (without it a static copy cannot play).
+pub fn has_browser_engine() -> bool {
+    cfg!(dama_browser_engine)
+}
+
+/// Writes the page as static files into `dir` (created if missing), to be served at the
+/// root of any static web host: the game against the computer at every level, the analysis
+/// board and the editor, with the browser's engine answering what the server would (see
+/// `web/local.js`). Returns the files written, relative to `dir`.
+///
+/// # Errors
+/// A file that cannot be written, or a build without the browser's engine.
+pub fn export(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
+    if !has_browser_engine() {
+        return Err(std::io::Error::other(
+            "this dama was built without the browser's engine (dama-wasm): a static copy \
+             would have no computer to play",
+        ));
+    }
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for (path, kind, body) in ASSETS {
+        let name = if path == "/" {
+            "index.html"
+        } else {
+            &path[1..]
+        };
+        let bytes = if kind == HTML {
+            marked(body).into_bytes()
+        } else {
+            body.as_bytes().to_vec()
+        };
+        files.push((name.to_string(), bytes));
+    }
+    // The analysis board at /analysis (a folder's index: static hosts serve it there).
+    files.push((
+        "analysis/index.html".into(),
+        marked(BOARD_PAGE).into_bytes(),
+    ));
+    files.push(("analysis.html".into(), marked(BOARD_PAGE).into_bytes()));
+    for (path, body) in ICONS {
+        files.push((path[1..].to_string(), body.to_vec()));
+    }
+    #[cfg(dama_browser_engine)]
+    for (path, _, body) in ENGINE {
+        files.push((path[1..].to_string(), body.to_vec()));
+    }
+    let mut written = Vec::new();
+    for (name, bytes) in files {
+        let target = dir.join(&name);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&target, bytes)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", target.display())))?;
+        written.push(name);
+    }
+    Ok(written)
 }

@@ -39,6 +39,7 @@ pub(crate) const CODES: &[&str] = &[
     "malformed_json",
     "malformed_move",
     "method_not_allowed",
+    "needs_server",
     "no_offer",
     "not_a_computer_game",
     "not_a_friend_game",

@@ -17,7 +17,6 @@ use serde_json::Value;
 
 use super::error::ApiError;
 use super::guard::Player;
-use super::moves::{piece_view, TargetsView};
 use super::request::{
     body_object, commit, duration_text, find, found, game_id, level_of, limited, ok, shown,
     undo_point, unknown_game, variant_of,
@@ -25,7 +24,7 @@ use super::request::{
 use super::seats::{a_player, seat_secret};
 use super::state::{AxState, State};
 use super::store::{Entry, GameId, Kind, Seat, Shared};
-use super::views::{game_view, last_computer_view, seat_url, GameView};
+use super::views::{game_view, last_computer_view, piece_view, seat_url, GameView, TargetsView};
 
 #[derive(Serialize)]
 struct Created {

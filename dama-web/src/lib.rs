@@ -33,7 +33,6 @@ mod guard;
 mod live;
 mod metrics;
 mod moves;
-mod names;
 mod relay;
 mod request;
 mod review;
@@ -42,6 +41,8 @@ mod state;
 mod status;
 mod store;
 mod views;
+
+pub use assets::{export, has_browser_engine};
 
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};

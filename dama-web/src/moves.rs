@@ -10,17 +10,13 @@ use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
 use axum::extract::{ConnectInfo, Extension, Path, Query};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use dama_play::{king_capture_refused, piece_moves};
-use dama_rules::explain::Candidate;
-use dama_rules::notation;
-use dama_rules::{with_rules, Color, Error, Game, Illegal, Move, Square};
+use dama_rules::Color;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::computer::SearchError;
 use super::error::ApiError;
 use super::guard::Player;
-use super::names;
 use super::request::{
     body_object, commit, find, game_id, limited, not_over, ok, shown, square_of, undo_point,
 };
@@ -28,55 +24,13 @@ use super::seats::{a_player, players_turn, seat_secret};
 use super::state::{AxState, State};
 use super::store::{side, Entry, GameId, Seat, Shared};
 use super::views::{
-    game_view, king_reason, landing_path, last_computer_view, move_view, numbers, reason_view,
-    GameView, MoveView, ReasonView,
+    game_view, landing_path, last_computer_view, move_of_path, move_of_text, move_view, piece_view,
+    GameView, MoveView,
 };
 
 #[derive(Deserialize)]
 pub(crate) struct TargetsQuery {
     square: Option<String>,
-}
-
-#[derive(Serialize)]
-struct PieceMove {
-    #[serde(flatten)]
-    mv: MoveView,
-    /// Every landing path the move may take (usually one).
-    paths: Vec<Vec<u8>>,
-}
-
-/// A piece's moves, or why it has none (`GET .../targets`).
-#[derive(Serialize)]
-pub(crate) struct TargetsView {
-    square: u8,
-    moves: Vec<PieceMove>,
-    /// The squares the piece may land on first.
-    targets: Vec<u8>,
-    /// The squares a man may not go to because it would capture a king there (Italian),
-    /// each with the king jumped over when the step passes one.
-    kings_refused: Vec<KingRefused>,
-    reason: Option<ReasonView>,
-}
-
-#[derive(Serialize)]
-struct KingRefused {
-    to: u8,
-    king: Option<u8>,
-}
-
-/// The empty squares the man on `from` may not go to because it would capture a king there.
-fn kings_refused(game: &Game, from: Square) -> Vec<KingRefused> {
-    let pos = game.position();
-    Square::ALL
-        .into_iter()
-        .filter(|&to| pos.piece_at(to).is_none())
-        .filter_map(|to| {
-            king_capture_refused(game.variant(), pos, from, to).map(|r| KingRefused {
-                to: to.number(),
-                king: r.king.map(Square::number),
-            })
-        })
-        .collect()
 }
 
 pub(crate) async fn targets(
@@ -101,48 +55,6 @@ pub(crate) async fn targets(
     Ok(ok(StatusCode::OK, view))
 }
 
-/// The moves of the piece on `sq` in `g` with their landing paths, or the reason it has none.
-pub(crate) fn piece_view(g: &Game, sq: Square) -> TargetsView {
-    let variant = g.variant();
-    match piece_moves(variant, g.position(), sq) {
-        Ok(list) => {
-            let mut targets: Vec<u8> = list
-                .iter()
-                .flat_map(|(_, paths)| paths.iter().filter_map(|p| p.first()))
-                .map(|s| s.number())
-                .collect();
-            targets.sort_unstable();
-            targets.dedup();
-            let moves = list
-                .into_iter()
-                .map(|(m, paths)| PieceMove {
-                    mv: move_view(
-                        variant,
-                        g.position(),
-                        m,
-                        paths.first().map_or(&[], Vec::as_slice),
-                    ),
-                    paths: paths.into_iter().map(numbers).collect(),
-                })
-                .collect();
-            TargetsView {
-                square: sq.number(),
-                moves,
-                targets,
-                kings_refused: kings_refused(g, sq),
-                reason: None,
-            }
-        }
-        Err(why) => TargetsView {
-            square: sq.number(),
-            moves: Vec::new(),
-            targets: Vec::new(),
-            kings_refused: kings_refused(g, sq),
-            reason: Some(reason_view(g, &why)),
-        },
-    }
-}
-
 #[derive(Serialize)]
 struct Played {
     played: MoveView,
@@ -153,92 +65,6 @@ struct Played {
 fn played(id: GameId, entry: &Entry, view: MoveView, seat: Option<Seat>) -> Response {
     let game = game_view(id, entry, last_computer_view(entry), seat);
     ok(StatusCode::OK, Played { played: view, game })
-}
-
-/// The legal move the player's `path` (start, then landing squares) names.
-fn move_of_path(game: &Game, path: &[Square]) -> Result<Move, ApiError> {
-    let (&from, landings) = path.split_first().ok_or_else(|| {
-        ApiError::bad(
-            "bad_path",
-            "the path is empty: expected the start square and at least one landing square",
-        )
-    })?;
-    let &last = landings.last().ok_or_else(|| {
-        ApiError::bad(
-            "bad_path",
-            format!("the path has only the start square {from}: add where the piece goes"),
-        )
-    })?;
-    let variant = game.variant();
-    let pos = game.position();
-    let first = landings.first().copied().unwrap_or(last);
-    let king_refused =
-        || king_capture_refused(variant, pos, from, first).map(|r| king_reason(variant, r));
-    let list = piece_moves(variant, pos, from).map_err(|why| {
-        ApiError::illegal(king_refused().unwrap_or_else(|| reason_view(game, &why)))
-    })?;
-    let exact: Vec<Move> = list
-        .iter()
-        .filter(|(_, paths)| paths.iter().any(|p| p == landings))
-        .map(|(m, _)| *m)
-        .collect();
-    // A start and an end alone name a capture when only one capture goes there.
-    let short: Vec<Move> = if landings.len() == 1 {
-        list.iter()
-            .filter(|(m, _)| m.to() == last)
-            .map(|(m, _)| *m)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let found = if exact.is_empty() { short } else { exact };
-    match found.as_slice() {
-        [m] => Ok(*m),
-        [] => {
-            if let Some(reason) = king_refused() {
-                return Err(ApiError::illegal(reason));
-            }
-            let candidate = Candidate {
-                from,
-                to: last,
-                captured: None,
-            };
-            let why = with_rules!(variant, R => pos.explain_move::<R>(candidate)).err();
-            let why = why.unwrap_or_else(|| Illegal::NoSuchMove {
-                square: from,
-                moves: list.iter().map(|(m, _)| *m).collect(),
-            });
-            Err(ApiError::illegal(reason_view(game, &why)))
-        }
-        several => {
-            let texts: Vec<String> = several
-                .iter()
-                .map(|&m| names::move_text(variant, m, &landing_path(variant, pos, m)))
-                .collect();
-            Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "ambiguous_move",
-                format!(
-                    "{} captures go from {from} to {last}: give the landing squares ({})",
-                    several.len(),
-                    texts.join(", ")
-                ),
-            ))
-        }
-    }
-}
-
-/// The legal move written `text` (Hub or PDN, the engine's numbers).
-fn move_of_text(game: &Game, text: &str) -> Result<Move, ApiError> {
-    notation::parse_move_for(game.variant(), game.position(), text).map_err(|err| match err {
-        Error::IllegalMove { why, .. } => ApiError::illegal(reason_view(game, &why)),
-        Error::AmbiguousMove { .. } => ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "ambiguous_move",
-            err.to_string(),
-        ),
-        other => ApiError::bad("malformed_move", other.to_string()),
-    })
 }
 
 pub(crate) async fn play(
@@ -459,55 +285,7 @@ async fn computer_move(state: Arc<State>, id: GameId, game: Shared) -> Result<Re
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::request::body_object;
-    use dama_rules::notation::fen;
-    use dama_rules::Variant;
-
-    #[test]
-    fn a_path_names_a_multi_jump_or_its_end_alone() {
-        let game = Game::from_position(Variant::Italian, fen::parse("W:W30:B26,18").unwrap());
-        let sq = |n| Square::new(n).unwrap();
-        let full = move_of_path(&game, &[sq(30), sq(21), sq(14)]).unwrap();
-        assert_eq!(full.to_string(), "30x14x18x26");
-        assert_eq!(move_of_path(&game, &[sq(30), sq(14)]).unwrap(), full);
-        let half = move_of_path(&game, &[sq(30), sq(21)]).unwrap_err();
-        assert_eq!(half.status, StatusCode::UNPROCESSABLE_ENTITY);
-        assert_eq!(half.reason.unwrap().code, "incomplete");
-    }
-
-    #[test]
-    fn a_capture_elsewhere_is_the_reason_with_the_capturers_marked() {
-        let game = Game::from_position(Variant::Italian, fen::parse("W:W18,21:B14").unwrap());
-        let sq = |n| Square::new(n).unwrap();
-        let err = move_of_path(&game, &[sq(21), sq(17)]).unwrap_err();
-        let reason = err.reason.unwrap();
-        assert_eq!(reason.code, "must_capture");
-        assert_eq!(reason.squares, [18]);
-    }
-
-    #[test]
-    fn a_man_jumping_a_king_is_told_it_may_not_capture_kings() {
-        let game = Game::from_position(Variant::Italian, fen::parse("W:W22,30:BK18").unwrap());
-        let sq = |n| Square::new(n).unwrap();
-        let reason = move_of_path(&game, &[sq(22), sq(13)])
-            .unwrap_err()
-            .reason
-            .unwrap();
-        assert_eq!(reason.code, "man_takes_king");
-        assert_eq!(reason.squares, [18]);
-        assert!(
-            reason.message.contains("capture a king"),
-            "{}",
-            reason.message
-        );
-        let refused = kings_refused(&game, sq(22));
-        assert_eq!(refused.len(), 1);
-        assert_eq!((refused[0].to, refused[0].king), (13, Some(18)));
-        // Spanish men take kings: no such refusal there.
-        let spanish = Game::from_position(Variant::Spanish, *game.position());
-        assert!(kings_refused(&spanish, sq(22)).is_empty());
-    }
 
     #[test]
     fn bodies_are_objects_with_known_fields_only() {

@@ -53,12 +53,7 @@ pub(crate) fn body_object(
 
 /// A short rendering of a JSON value for an error message: a string quoted once, anything
 /// else as its JSON text.
-pub(crate) fn shown(v: &Value) -> String {
-    match v {
-        Value::String(s) => dama_rules::quote(s).to_string(),
-        other => dama_rules::quote(&other.to_string()).to_string(),
-    }
-}
+pub(crate) use dama_play::view::shown;
 
 /// `secs` as a person writes it: "30 days", "1 hour", "90 s".
 pub(crate) fn duration_text(secs: u64) -> String {
@@ -72,34 +67,11 @@ pub(crate) fn duration_text(secs: u64) -> String {
 }
 
 pub(crate) fn level_of(v: &Value) -> Result<Level, ApiError> {
-    let level = match v {
-        Value::String(s) => s.parse().ok(),
-        Value::Number(n) => n
-            .as_u64()
-            .and_then(|n| u32::try_from(n).ok())
-            .and_then(Level::from_number),
-        _ => None,
-    };
-    level.ok_or_else(|| {
-        ApiError::bad(
-            "bad_level",
-            format!(
-                "level {}: expected novice, easy, normal, strong, hard or 1..5",
-                shown(v)
-            ),
-        )
-    })
+    Ok(dama_play::view::level_of(v)?)
 }
 
 pub(crate) fn square_of(v: &Value) -> Result<Square, ApiError> {
-    let n = match v {
-        Value::Number(n) => n.as_u64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    };
-    n.and_then(|n| u8::try_from(n).ok())
-        .and_then(Square::new)
-        .ok_or_else(|| ApiError::bad("bad_square", format!("square {}: expected 1..32", shown(v))))
+    Ok(dama_play::view::square_of(v)?)
 }
 
 pub(crate) fn game_id(path: Result<Path<String>, PathRejection>) -> Result<GameId, ApiError> {
@@ -257,16 +229,7 @@ pub(crate) fn not_over(entry: &Entry) -> Result<(), ApiError> {
 
 /// The variant a request names (absent or null: Italian).
 pub(crate) fn variant_of(v: Option<&Value>) -> Result<Variant, ApiError> {
-    match v {
-        None | Some(Value::Null) => Ok(Variant::Italian),
-        Some(Value::String(s)) => s
-            .parse()
-            .map_err(|e: dama_rules::Error| ApiError::bad("bad_variant", e.to_string())),
-        Some(v) => Err(ApiError::bad(
-            "bad_variant",
-            format!("variant {}: expected a name such as \"italian\"", shown(v)),
-        )),
-    }
+    Ok(dama_play::view::variant_of(v)?)
 }
 
 /// A stream of Server-Sent Events as an answer: kept alive, never cached, and passed on at

@@ -4,7 +4,7 @@
 // and the editor (`/analysis?fen=...`), with live analysis of the position on the board and a
 // game against the computer from it. The server owns the rules and the engine.
 import { TEXTS, translator } from '/texts.js';
-import { api, ApiError, SEATS } from '/api.js';
+import { api, ApiError, SEATS, serverless } from '/api.js';
 import { createBoard, el } from '/board.js';
 import { createEditor, writeFen } from '/editor.js';
 import { browserEngine } from '/engine.js';
@@ -256,6 +256,7 @@ function go(i) {
 /// Reviews the games of `pdn`, streamed: the moves at once, each evaluation as it comes.
 async function review(pdn) {
   stopLive();
+  if (serverless()) return reviewHere(pdn);
   say(t('reviewing_start'));
   let res;
   try {
@@ -293,6 +294,36 @@ async function review(pdn) {
       buf = buf.slice(nl + 1);
       if (line.trim()) onItem(JSON.parse(line));
     }
+  }
+}
+
+/// The same review made by the page's engine, with no server (a static copy, or offline):
+/// the same items, one by one, from the worker.
+async function reviewHere(pdn) {
+  const engine = await browserEngine();
+  if (!engine) {
+    say(t('e_needs_server'));
+    document.body.dataset.reviewError = 'needs_server';
+    return;
+  }
+  say(t('reviewing_start'));
+  let started = false;
+  const item = (it) => {
+    if (!started) {
+      started = true;
+      S.games = [];
+      S.game = 0;
+      S.cur = 0;
+      document.body.dataset.reviewed = '0';
+      setScreen('review');
+    }
+    onItem(it);
+  };
+  try {
+    await engine.call({ cmd: 'review', pdn, variant: S.variant, ...BUDGET }, item);
+  } catch (e) {
+    say(t('pdn_refused', { e: e.message }));
+    document.body.dataset.reviewError = 'bad_pdn';
   }
 }
 

@@ -1,4 +1,5 @@
-// dama serve: the API client, the one place that talks to the server. Every call sends
+// dama serve: the API client, the one place that talks to the server (or, without one, to
+// the page's own engine: see local.js). Every call sends
 // the seat's secret (a friend or pass game's seat, a computer game's owner) when the page
 // has one; an error answer becomes
 // an ApiError with the server's code, message and reason.
@@ -16,6 +17,64 @@ export class ApiError extends Error {
 
 let seat = null;
 
+/// A static copy of the page (`dama serve --export`) has no server: every call is answered
+/// by the page's own engine (local.js). A page from a server goes there too once the
+/// network is gone, for what a game against the computer needs.
+const STATIC = !!document.querySelector('meta[name="dama-static"]');
+let offline = STATIC;
+
+/// Whether the page runs without a server (a static copy, or the network gone).
+export function serverless() {
+  return offline;
+}
+
+/// The calls the page's engine can answer when no server does.
+function answerable(method, path) {
+  return (method === 'GET' && (path === '/api' || path.startsWith('/api/preview') || path === '/api/me'))
+    || (method === 'POST' && path === '/api/games');
+}
+
+async function local(method, path, body) {
+  const { localRequest } = await import('/local.js');
+  const r = await localRequest(method, path, body);
+  if (!r) {
+    throw new ApiError(503, { code: 'needs_server', message: 'this browser cannot run the engine, and there is no server' }, 0);
+  }
+  if (r.status === 204) return null;
+  if (r.status >= 400) throw new ApiError(r.status, r.body && r.body.error, 0);
+  return r.body;
+}
+
+async function localGame(path) {
+  const m = path.match(/^\/api\/games\/([^/?]+)/);
+  if (!m) return false;
+  const { isLocalGame } = await import('/local.js');
+  return isLocalGame(decodeURIComponent(m[1]));
+}
+
+/// The last view of each game against the computer this page owns (in memory): what a game
+/// needs to go on in the browser when the network goes in the middle of it.
+const owned = new Map();
+
+function remember(data) {
+  const g = data && data.game ? data.game : data;
+  if (g && g.id && g.opponent === 'computer' && g.seat === 'owner' && g.start_fen) owned.set(g.id, g);
+}
+
+/// Game `path` names, if this page owns it and knows its last view: carried over into the
+/// browser (from now on its moves are kept and searched here).
+async function adopt(path) {
+  const m = path.match(/^\/api\/games\/([^/?]+)/);
+  const g = m && owned.get(decodeURIComponent(m[1]));
+  if (!g) return false;
+  const { keepGame } = await import('/local.js');
+  keepGame(g.id, {
+    variant: g.variant, start_fen: g.start_fen, moves: g.history, level: g.level,
+    scored_level: g.scored_level, human: g.player,
+  });
+  return true;
+}
+
 /// The seat's secret sent with every call from now on (null: none).
 export function useSeat(secret) {
   seat = secret || null;
@@ -24,6 +83,9 @@ export function useSeat(secret) {
 /// `method path` with the JSON `body`: the answer's JSON (null for 204). `as` is a seat's
 /// secret for this one call (another game's), instead of the page's.
 export async function api(method, path, body, as) {
+  if ((offline && !path.startsWith('/api/games/')) || await localGame(path)) {
+    return local(method, path, body);
+  }
   const init = { method, headers: {} };
   const secret = as || seat;
   if (secret) init.headers['x-dama-seat'] = secret;
@@ -31,11 +93,21 @@ export async function api(method, path, body, as) {
     init.headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  const res = await fetch(path, init);
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (e) {
+    // No network: what a game against the computer needs is answered here from now on,
+    // the game under way included.
+    if (!answerable(method, path) && !(await adopt(path))) throw e;
+    offline = true;
+    return local(method, path, body);
+  }
   if (res.status === 204) return null;
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
   if (!res.ok) throw new ApiError(res.status, data && data.error, Number(res.headers.get('retry-after')) || 0);
+  remember(data);
   return data;
 }
 

@@ -4,7 +4,7 @@
 import { TEXTS, translator } from '/texts.js';
 import { api, ApiError, useSeat, SEATS } from '/api.js';
 import { el } from '/board.js';
-import { browserReply } from '/engine.js';
+import { browserReply, whyUnavailable } from '/engine.js';
 import '/offline.js';
 
 (() => {
@@ -737,7 +737,8 @@ import '/offline.js';
       const mv = await browserReply(S.game);
       const body = mv ? { move: mv } : undefined;
       const r = await persist(() => api('POST', `/api/games/${S.game.id}/reply`, body));
-      say('');
+      // Told, as lichess tells, when this browser cannot run the engine: the server searched.
+      say(!mv && whyUnavailable() ? t('engine_on_server', { e: whyUnavailable() }) : '');
       await animate(r.played);
       S.game = r.game;
       render();

@@ -4,10 +4,10 @@
 // network while there is one (always fresh) and from this cache when there is none; the
 // API is never cached (a game's moves are the server's).
 
-const CACHE = 'dama-shell-v1';
+const CACHE = 'dama-shell-v2';
 const SHELL = [
-  '/', '/analysis', '/app.js', '/analysis.js', '/board.js', '/editor.js', '/texts.js',
-  '/api.js', '/engine.js', '/offline.js', '/style.css', '/manifest.webmanifest', '/icon.svg',
+  '/', '/analysis', '/analysis/', '/app.js', '/analysis.js', '/board.js', '/editor.js', '/texts.js',
+  '/api.js', '/engine.js', '/local.js', '/offline.js', '/style.css', '/manifest.webmanifest', '/icon.svg',
   '/icon-192.png', '/icon-512.png', '/engine/dama.wasm', '/engine/js/dama.mjs',
   '/engine/js/client.mjs', '/engine/js/worker.mjs',
 ];

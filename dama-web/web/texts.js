@@ -9,6 +9,7 @@ export const TEXTS = {
     levels: ['Novice', 'Easy', 'Normal', 'Strong', 'Hard'],
     variants: { italian: 'Italian', spanish: 'Spanish', czech: 'Czech', english: 'English', russian: 'Russian', brazilian: 'Brazilian' },
     your_move: 'Your move: you have the light pieces.', thinking: 'The computer is thinking…',
+    engine_on_server: 'This browser cannot run the engine ({e}): the server plays the computer\'s moves.',
     computer_played: 'The computer played {m}.', you_played: 'You played {m}.',
     selected: '{s} selected.', go_on: 'Go on capturing: {s}.',
     must_capture: 'A capture is compulsory: the marked pieces must capture ({s}).',
@@ -134,6 +135,7 @@ export const TEXTS = {
     e_too_many_streams: 'Too many open pages follow games from this address: close one.',
     e_unknown_field: 'The server did not understand the request.',
     e_unknown_game: 'That game does not exist or has expired.',
+    e_needs_server: 'This needs the dama server, and this page runs without one (offline or a static copy): games against the computer work here.',
   },
   pl: {
     title: 'dama', rules_select: 'Zasady', level: 'Poziom: {name}', new_game: 'Nowa gra',
@@ -142,6 +144,7 @@ export const TEXTS = {
     levels: ['Nowicjusz', 'Łatwy', 'Normalny', 'Silny', 'Trudny'],
     variants: { italian: 'Włoskie', spanish: 'Hiszpańskie', czech: 'Czeskie', english: 'Angielskie', russian: 'Rosyjskie', brazilian: 'Brazylijskie' },
     your_move: 'Twój ruch: grasz jasnymi pionkami.', thinking: 'Komputer myśli…',
+    engine_on_server: 'Ta przeglądarka nie uruchomi silnika ({e}): ruchy komputera liczy serwer.',
     computer_played: 'Komputer zagrał {m}.', you_played: 'Twój ruch: {m}.',
     selected: 'Wybrano {s}.', go_on: 'Bij dalej: {s}.',
     must_capture: 'Bicie jest obowiązkowe: bić muszą zaznaczone pionki ({s}).',
@@ -266,6 +269,7 @@ export const TEXTS = {
     e_too_many_streams: 'Zbyt wiele stron śledzi partie z tego adresu: zamknij jedną.',
     e_unknown_field: 'Serwer nie zrozumiał żądania.',
     e_unknown_game: 'Ta partia nie istnieje albo wygasła.',
+    e_needs_server: 'To wymaga serwera dama, a ta strona działa bez niego (offline lub kopia statyczna): tu działają partie z komputerem.',
   },
   it: {
     title: 'dama', rules_select: 'Regole', level: 'Livello: {name}', new_game: 'Nuova partita',
@@ -274,6 +278,7 @@ export const TEXTS = {
     levels: ['Principiante', 'Facile', 'Normale', 'Forte', 'Difficile'],
     variants: { italian: 'Italiana', spanish: 'Spagnola', czech: 'Ceca', english: 'Inglese', russian: 'Russa', brazilian: 'Brasiliana' },
     your_move: 'Tocca a te: hai i pezzi chiari.', thinking: 'Il computer sta pensando…',
+    engine_on_server: 'Questo browser non può eseguire il motore ({e}): le mosse del computer le calcola il server.',
     computer_played: 'Il computer ha giocato {m}.', you_played: 'Hai giocato {m}.',
     selected: '{s} selezionata.', go_on: 'Continua la presa: {s}.',
     must_capture: 'La presa è obbligatoria: devono prendere i pezzi segnati ({s}).',
@@ -399,6 +404,7 @@ export const TEXTS = {
     e_too_many_streams: 'Troppe pagine seguono partite da questo indirizzo: chiudine una.',
     e_unknown_field: 'Il server non ha capito la richiesta.',
     e_unknown_game: 'Questa partita non esiste o è scaduta.',
+    e_needs_server: 'Serve il server di dama, e questa pagina funziona senza (offline o copia statica): qui si gioca contro il computer.',
   },
 };
 

@@ -20,7 +20,6 @@ for Python; CHROMIUM names another executable) and checks:
 Exit status 0 when every check passes; the first failure raises with what was seen.
 """
 import os
-import re
 import sys
 import time
 
@@ -32,16 +31,7 @@ DEADLINE = 600  # seconds for the whole test (Hard thinks a second a move)
 LEVELS = ["novice", "easy", "normal", "strong", "hard"]
 
 check = serving.check
-
-
-def metric(server, name):
-    import urllib.request
-
-    with urllib.request.urlopen(server.url + "metrics", timeout=10) as res:
-        text = res.read().decode()
-    m = re.search(rf"^{name} (\d+)$", text, re.M)
-    check(m, f"no {name} in /metrics")
-    return int(m.group(1))
+metric = serving.metric
 
 
 # In the page: a whole game at a level, through the same API the page uses and the same
@@ -100,7 +90,7 @@ def check_offline(page, server):
     cached = page.evaluate("""async () => {
       await navigator.serviceWorker.ready;
       for (let i = 0; i < 100; i++) {
-        const cache = await caches.open('dama-shell-v1');
+        const cache = await caches.open('dama-shell-v2');
         if (await cache.match('/engine/dama.wasm') && await cache.match('/analysis')) return true;
         await new Promise((r) => setTimeout(r, 100));
       }

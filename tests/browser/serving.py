@@ -65,3 +65,12 @@ def live_games(server):
     match = re.search(r"^dama_live_games (\d+)$", text, re.M)
     check(match, f"no dama_live_games in /metrics: {text[:200]}")
     return int(match.group(1))
+
+
+def metric(server, name):
+    """A counter of the server's /metrics."""
+    with urllib.request.urlopen(server.url + "metrics", timeout=10) as res:
+        text = res.read().decode()
+    match = re.search(rf"^{name} (\d+)$", text, re.M)
+    check(match, f"no {name} in /metrics")
+    return int(match.group(1))

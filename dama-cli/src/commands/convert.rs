@@ -14,6 +14,12 @@
 //! - against a draw, a drawing move at random, and the quickest win if Hard lets one in;
 //! - against a loss, the quickest win (DTW, else MTC).
 //!
+//! With `--engine`, Hard's side is played by a Hub engine instead (`dama-engine`, or any
+//! other), a fresh process for each game, as a GUI starts one: so that what an engine builds
+//! at its start or on first need (its in-memory tables) counts, as it does for a user; the
+//! time from `hub` to `ready` is reported. `--move-time` plays Hard's moves on the clock
+//! (where a search never waits for a table to be built) rather than at a node budget.
+//!
 //! The game's own draw rules apply (for Italian, 40 moves each without a capture or a man
 //! move is a draw), and a threefold repetition counts as a draw too, as referees and other
 //! programs count it. A won game is set against its perfect length, the start's DTW, when
@@ -23,8 +29,10 @@
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use dama_egtb::{solve::build_order, Material, Memory, Placement, Tables, Value, Wdl};
+use dama_protocol::client::{ClientConfig, HubClient};
 use dama_rules::{Game, Move, Outcome, Position, Rules, Variant};
 use dama_search::{ChaCha8Rng, Endgames, Engine, Level, Limits, SeedableRng, Signals};
 use rand::RngExt;
@@ -65,6 +73,18 @@ pub struct Options {
     pub seed: u64,
     /// Games at once.
     pub threads: usize,
+    /// A Hub engine for Hard's side, started afresh for each game.
+    pub engine: Option<ClientConfig>,
+    /// A time a move for Hard, in place of the node budget.
+    pub move_time: Option<Duration>,
+}
+
+/// Who plays Hard's side of one game.
+enum Attacker<'a> {
+    /// dama's search, in this process.
+    Own(&'a mut Engine),
+    /// A Hub engine, started for this game.
+    Hub(Box<HubClient>),
 }
 
 /// How one game went.
@@ -82,6 +102,8 @@ struct Played {
     threefold: bool,
     /// How it ended for Hard: won, drawn (or not finished) or lost.
     result: Wdl,
+    /// With a Hub engine, the time from its start to `ready`.
+    init: Option<Duration>,
 }
 
 /// The DTW tables the defender and the perfect lengths come from.
@@ -111,7 +133,7 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
     let starts = sample::<R>(&tables, o)?;
     // The engine's DTW tables of the starts' classes, built before the games (a search would
     // build the large ones in the background and play by MTC meanwhile).
-    if !o.no_tables {
+    if !o.no_tables && o.engine.is_none() {
         let endgames = Endgames::from_dir(dir, false);
         let mut classes: Vec<Material> = starts
             .iter()
@@ -140,7 +162,21 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
                 return Ok(());
             };
             let mut rng = ChaCha8Rng::seed_from_u64(o.seed.wrapping_add(i as u64));
-            let played = play::<R>(&tables, &dtw, &mut engine, start, value, o.nodes, &mut rng)?;
+            let limits = o
+                .move_time
+                .map_or(Limits::nodes(o.nodes), Limits::move_time);
+            let (attacker, init) = match &o.engine {
+                None => (Attacker::Own(&mut engine), None),
+                Some(config) => {
+                    let t = Instant::now();
+                    let client = HubClient::launch(config).map_err(|e| {
+                        CliError::Usage(format!("the engine {}: {e}", config.program))
+                    })?;
+                    (Attacker::Hub(Box::new(client)), Some(t.elapsed()))
+                }
+            };
+            let mut played = play::<R>(&tables, &dtw, attacker, start, value, &limits, &mut rng)?;
+            played.init = init;
             let line = format!(
                 "{} {}{}: {} after {} plies{}{}{}",
                 start.fen(),
@@ -203,15 +239,24 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
     let spoiled = played.iter().filter(|p| p.spoiled.is_some()).count();
     let repeats: usize = played.iter().map(|p| p.repeats).sum();
     let threefold = played.iter().filter(|p| p.threefold).count();
-    let hard = format!(
-        "Hard at {} nodes a move {}",
-        o.nodes,
-        if o.no_tables {
-            "without tables"
-        } else {
-            "with the tables"
-        }
-    );
+    let budget = match o.move_time {
+        Some(t) => format!("{} s", t.as_secs_f64()),
+        None => format!("{} nodes", o.nodes),
+    };
+    let hard = match &o.engine {
+        Some(c) => format!(
+            "the Hub engine {} at {budget} a move, one a game",
+            c.program
+        ),
+        None => format!(
+            "Hard at {budget} a move {}",
+            if o.no_tables {
+                "without tables"
+            } else {
+                "with the tables"
+            }
+        ),
+    };
     match o.start {
         Wdl::Win => crate::output::line(format_args!(
             "converted {}/{} ({:.1} %), the win let go in {spoiled}, {repeats} repeating moves \
@@ -234,6 +279,14 @@ fn run_for<R: Rules>(dir: &Path, o: &Options) -> Result<Status, CliError> {
             count(Wdl::Win),
         )),
     }?;
+    let inits: Vec<Duration> = played.iter().filter_map(|p| p.init).collect();
+    if let Some(longest) = inits.iter().max() {
+        crate::output::line(format_args!(
+            "the engine from its start to ready: {:.2} s on average, {:.2} s at most",
+            inits.iter().sum::<Duration>().as_secs_f64() / inits.len() as f64,
+            longest.as_secs_f64()
+        ))?;
+    }
     for (name, kings_only) in [("kings only", true), ("with men", false)] {
         let set: Vec<&Played> = played
             .iter()
@@ -364,18 +417,52 @@ fn tables_move<R: Rules>(
     Ok(tables.best_move::<R>(pos))
 }
 
+/// Hard's move in `game` under `limits`: its own search, or the Hub engine's answer.
+fn attacker_move(
+    attacker: &mut Attacker<'_>,
+    game: &Game,
+    limits: &Limits,
+    rng: &mut ChaCha8Rng,
+) -> Result<Option<Move>, CliError> {
+    match attacker {
+        Attacker::Own(engine) => Ok(engine
+            .play_level(game, Level::Hard, limits, &Signals::default(), rng)
+            .best),
+        Attacker::Hub(client) => {
+            let failed = |e: dama_protocol::Error| {
+                CliError::Internal(format!("the engine in {}: {e}", game.position().fen()))
+            };
+            let reply = client
+                .go(game.start(), game.moves(), limits)
+                .map_err(failed)?;
+            reply
+                .mv
+                .map(|text| {
+                    dama_rules::notation::parse_move_for(game.variant(), game.position(), &text)
+                        .map_err(|e| {
+                            CliError::Internal(format!(
+                                "the engine's move {text} in {}: {e}",
+                                game.position().fen()
+                            ))
+                        })
+                })
+                .transpose()
+        }
+    }
+}
+
 /// Plays `start` (of value `start_value` for its side to move) out: Hard for the side to
 /// move, the tables for the other.
 fn play<R: Rules>(
     tables: &Tables,
     dtw: &Memory<R>,
-    engine: &mut Engine,
+    mut attacker: Attacker<'_>,
     start: Position,
     start_value: Value,
-    nodes: u64,
+    limits: &Limits,
     rng: &mut ChaCha8Rng,
 ) -> Result<Played, CliError> {
-    let attacker = start.turn();
+    let hard = start.turn();
     let material: Material = Placement::of(&start).material();
     let perfect = if dtw.covers(material) {
         dtw.probe(&start).and_then(Value::distance)
@@ -383,18 +470,17 @@ fn play<R: Rules>(
         None
     };
     let mut game = Game::from_position(R::VARIANT, start);
-    engine.clear();
+    if let Attacker::Own(engine) = &mut attacker {
+        engine.clear();
+    }
     let mut spoiled = None;
     let mut repeats = 0;
     let mut threefold = false;
-    let limits = Limits::nodes(nodes);
     // A safety net far beyond what the draw rules allow.
     while game.outcome().is_none() && game.moves().len() < 2000 {
         let pos = *game.position();
-        let m = if pos.turn() == attacker {
-            engine
-                .play_level(&game, Level::Hard, &limits, &Signals::default(), rng)
-                .best
+        let m = if pos.turn() == hard {
+            attacker_move(&mut attacker, &game, limits, rng)?
         } else {
             tables_move::<R>(tables, dtw, &pos, rng)?
         }
@@ -403,7 +489,7 @@ fn play<R: Rules>(
             .map_err(|e| CliError::Internal(format!("{}: {e}", pos.fen())))?;
         let key = game.position().hash();
         let seen = game.keys().iter().filter(|&&k| k == key).count();
-        if pos.turn() == attacker {
+        if pos.turn() == hard {
             repeats += usize::from(seen > 1);
             if spoiled.is_none() && game.outcome().is_none() {
                 // After Hard's move, the tables' value for the other side.
@@ -431,11 +517,15 @@ fn play<R: Rules>(
     }
     let result = match game.outcome() {
         _ if threefold => Wdl::Draw,
-        Some(Outcome::Win(c)) if c == attacker => Wdl::Win,
+        Some(Outcome::Win(c)) if c == hard => Wdl::Win,
         Some(Outcome::Win(_)) => Wdl::Loss,
         _ => Wdl::Draw,
     };
+    if let Attacker::Hub(client) = attacker {
+        client.quit();
+    }
     Ok(Played {
+        init: None,
         kings_only: material.men() == 0,
         result,
         plies: game.moves().len(),

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use dama_egtb::{solve::build_order, variant_dir, BuildEvent, Material, Tables};
+use dama_protocol::client::ClientConfig;
 use dama_rules::notation::fen;
 use dama_rules::Variant;
 
@@ -97,6 +98,9 @@ pub fn run(action: EgtbAction) -> Result<Status, CliError> {
             start,
             seed,
             threads,
+            engine,
+            engine_param,
+            movetime,
         } => super::convert::run(
             &existing_dir(&args)?,
             &super::convert::Options {
@@ -118,9 +122,37 @@ pub fn run(action: EgtbAction) -> Result<Status, CliError> {
                 },
                 seed,
                 threads,
+                engine: engine
+                    .map(|command| engine_config(&command, args.variant, &engine_param))
+                    .transpose()?,
+                move_time: movetime,
             },
         ),
     }
+}
+
+/// The Hub engine of `dama egtb convert --engine`: `command` split at spaces, the variant
+/// and then each `NAME=VALUE` of `params` set before `init`.
+fn engine_config(
+    command: &str,
+    variant: Variant,
+    params: &[String],
+) -> Result<ClientConfig, CliError> {
+    let mut words = command.split_whitespace().map(String::from);
+    let program = words
+        .next()
+        .ok_or_else(|| CliError::Usage("--engine: expected a command, not nothing".into()))?;
+    let mut config = ClientConfig::new(program).param("variant", variant.name());
+    config.args = words.collect();
+    for p in params {
+        let (name, value) = p.split_once('=').ok_or_else(|| {
+            CliError::Usage(format!(
+                "--engine-param \"{p}\": expected NAME=VALUE, like egtb-init=false"
+            ))
+        })?;
+        config = config.param(name.trim(), value.trim());
+    }
+    Ok(config)
 }
 
 fn build(variant: Variant, dir: &Path, pieces: u32, threads: usize) -> Result<Status, CliError> {

@@ -191,6 +191,10 @@ pub fn run(command: Command) -> Result<Status, CliError> {
         )),
         #[cfg(feature = "serve")]
         Command::Serve {
+            export: Some(dir), ..
+        } => crate::serve::export(&dir),
+        #[cfg(feature = "serve")]
+        Command::Serve {
             port,
             bind,
             open,
@@ -211,6 +215,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             replies_per_minute,
             trust_proxy,
             egtb,
+            export: None,
         } => crate::serve::run(
             crate::serve::Options {
                 bind,

@@ -173,6 +173,47 @@ fn build_probe_info_verify() {
             "{out}"
         );
     }
+    // Hard's side played by a Hub engine, a fresh one a game (here dama's own, its tables of
+    // `init` off, in memory only: nothing written outside the test's directory).
+    let engine = format!("{} engine", env!("CARGO_BIN_EXE_dama"));
+    let args = [
+        "egtb",
+        "convert",
+        "--dir",
+        d,
+        "--pieces",
+        "3",
+        "--positions",
+        "2",
+        "--nodes",
+        "3000",
+        "--engine",
+        &engine,
+        "--engine-param",
+        "egtb-dir=",
+    ];
+    let o = dama(
+        &[&args[..], &["--engine-param", "egtb-init=false"]].concat(),
+        None,
+    );
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{out}{}", text(&o.stderr));
+    assert!(out.contains("converted 2/2 (100.0 %)"), "{out}");
+    assert!(out.contains("the Hub engine "), "{out}");
+    assert!(
+        out.contains("the engine from its start to ready: "),
+        "{out}"
+    );
+    let o = dama(
+        &[&args[..], &["--engine-param", "egtb-init"]].concat(),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("NAME=VALUE"),
+        "{}",
+        text(&o.stderr)
+    );
     let o = dama(&["egtb", "convert", "--dir", d, "--pieces", "4"], None);
     assert_eq!(o.status.code(), Some(2));
     assert!(

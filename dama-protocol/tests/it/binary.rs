@@ -7,7 +7,9 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use dama_protocol::client::{ClientConfig, HubClient, HubPlayer};
+use dama_protocol::lexer::lex;
 use dama_protocol::Error;
+use dama_rules::notation::{fen, hub};
 use dama_rules::{Game, Position};
 use dama_search::Limits;
 
@@ -129,6 +131,7 @@ fn the_hub_argument_is_accepted() {
 #[test]
 fn ping_is_answered_and_stop_is_quick_during_a_search() {
     let mut e = Engine::start();
+    e.send("set-param name=egtb-init value=false");
     e.send("init");
     e.until("ready");
     e.send("pos start");
@@ -165,6 +168,7 @@ fn ping_is_answered_and_stop_is_quick_during_a_search() {
 #[test]
 fn end_of_input_mid_search_exits_quickly() {
     let mut e = Engine::start();
+    e.send("set-param name=egtb-init value=false");
     e.send("init");
     e.until("ready");
     e.send("pos start");
@@ -172,6 +176,59 @@ fn end_of_input_mid_search_exits_quickly() {
     e.until("info ");
     let took = e.close_and_time_exit();
     assert!(took < Duration::from_millis(500), "{took:?}");
+}
+
+/// The `info` lines of the first search of a 3 kings against 2 ending on the clock, on a
+/// fresh engine with `egtb-init` set to `init`.
+fn first_ending_search(init: &str) -> Vec<String> {
+    let pos = hub::write(&fen::parse("W:WK14,K18,K22:BK3,K31").unwrap());
+    let mut e = Engine::start();
+    e.send("hub");
+    e.until("wait");
+    e.send(r#"set-param name=egtb-dir value="""#);
+    e.send(&format!("set-param name=egtb-init value={init}"));
+    e.send("init");
+    e.until("ready");
+    e.send(&format!("pos pos={pos}"));
+    e.send("level move-time=0.3");
+    e.send("go think");
+    let (lines, _) = e.until("done");
+    lines
+        .into_iter()
+        .filter(|l| l.starts_with("info "))
+        .collect()
+}
+
+#[test]
+fn init_builds_the_kings_only_tables_so_the_first_ending_is_played_from_them() {
+    // A move on the clock never waits for a table: without the tables of `init` the first
+    // move is the search's (many nodes); with them, the tables' (one node, a win at a known
+    // distance to the end of the game: a score above 90).
+    let from_tables = |infos: &[String]| {
+        infos.iter().any(|l| {
+            let line = lex(l).unwrap().unwrap();
+            let score: f64 = line.value("score").unwrap().parse().unwrap();
+            line.value("nodes") == Some("1") && score > 90.0
+        })
+    };
+    let infos = first_ending_search("true");
+    assert!(from_tables(&infos), "{infos:?}");
+    let infos = first_ending_search("false");
+    assert!(!from_tables(&infos), "{infos:?}");
+}
+
+#[test]
+fn quit_during_the_tables_of_init_exits_at_once() {
+    let mut e = Engine::start();
+    e.send("hub");
+    e.until("wait");
+    e.send(r#"set-param name=egtb-dir value="""#);
+    e.send("init");
+    e.send("quit");
+    let took = e.close_and_time_exit();
+    // The tables take seconds; `ready` never came.
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert!(e.lines.try_iter().all(|l| l != "ready"));
 }
 
 #[test]
@@ -218,7 +275,7 @@ fn logs_stay_off_stdout_and_never_look_like_protocol_lines() {
             .take()
             .unwrap()
             .write_all(
-                b"hub\ninit\npos start moves=\"22-18 9-9\"\nlevel depth=3\ngo think\nping\nbogus\n",
+                b"hub\nset-param name=egtb-init value=false\ninit\npos start moves=\"22-18 9-9\"\nlevel depth=3\ngo think\nping\nbogus\n",
             )
             .unwrap();
         let out = child.wait_with_output().unwrap();
@@ -247,7 +304,9 @@ fn logs_stay_off_stdout_and_never_look_like_protocol_lines() {
 /// The engine as a client launches it, with only the in-memory endgame tables (the default
 /// directory is the user's cache, where it would build the 5-piece tables).
 fn engine_config() -> ClientConfig {
-    ClientConfig::new(ENGINE).param("egtb-dir", "")
+    ClientConfig::new(ENGINE)
+        .param("egtb-dir", "")
+        .param("egtb-init", "false")
 }
 
 #[test]
@@ -311,6 +370,7 @@ fn script(body: &str) -> ClientConfig {
     let mut c = ClientConfig::new("sh");
     c.args = vec!["-c".into(), body.into()];
     c.handshake_timeout = Duration::from_millis(500);
+    c.init_timeout = Duration::from_millis(500);
     c.grace = Duration::from_millis(300);
     c
 }

@@ -712,6 +712,8 @@ impl<T: Transport> Torture<T> {
         self.send("set-param name=hash value=4");
         // Only the in-memory tables: the default directory is the user's cache.
         self.send(r#"set-param name=egtb-dir value="""#);
+        // The kings-only tables on first need rather than at `init` (tested in binary.rs).
+        self.send("set-param name=egtb-init value=false");
         self.send("init");
         for _ in 0..steps {
             self.step();
