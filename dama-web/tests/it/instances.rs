@@ -1,8 +1,8 @@
 //! Several servers on one PostgreSQL database (when `DAMA_TEST_POSTGRES` names one; skipped
-//! otherwise): a friend's move, offer, presence or rematch made through one server reaches the event
-//! streams of another; two servers taking a move for the same game at once apply it once; a
-//! database that goes away makes the servers answer 503 with `Retry-After`, and they recover
-//! by themselves when it is back.
+//! otherwise): a friend's move, offer, presence or rematch made through one server reaches
+//! the event streams of another; two servers taking a move for the same game at once apply it
+//! once; a database that goes away makes the servers answer 503 with `Retry-After`, and they
+//! recover by themselves when it is back.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
