@@ -14,7 +14,8 @@ the executable) are served by two different instances. It checks:
 - White's instance is killed with SIGKILL right after White's move is acknowledged: Black's
   next move, taken by Black's instance, reaches White's page over its event stream, which
   reconnects through the balancer to a live instance (Last-Event-ID), and White plays on
-  through it;
+  through it; three moves later Black's instance is killed the same way, after Black's move,
+  and both pages go on through the third instance;
 - at the end both pages show the same position, and the game has every acknowledged move,
   in order.
 
@@ -237,15 +238,18 @@ def main():
                 _, view = lb.api(f"/api/games/{gid}")
                 acknowledged = view["moves"]
                 check(len(acknowledged) == n, f"{n} moves acknowledged, stored {acknowledged}")
-                if turn == 2:
-                    # White's move is in: White's instance dies before Black answers.
-                    instances[0].proc.send_signal(signal.SIGKILL)
-                    instances[0].proc.wait(timeout=10)
+                if turn in (2, 5):
+                    # White's move is in: White's instance dies before Black answers; later
+                    # Black's, after Black's move: both pages end on the third instance.
+                    dead = instances[0 if turn == 2 else 1].proc
+                    dead.send_signal(signal.SIGKILL)
+                    dead.wait(timeout=10)
                     killed = time.time()
                 ready(other, n)  # pushed to the other page, through another instance
-                if turn == 3:
-                    print(f"Black's move reached White's page {time.time() - killed:.1f} s "
-                          "after White's instance was killed")
+                if turn in (3, 6):
+                    who = ("Black's move reached White's page" if turn == 3
+                           else "White's move reached Black's page")
+                    print(f"{who} {time.time() - killed:.1f} s after its instance was killed")
             check(board(alice) == board(bob), "both pages show the same position")
             _, view = lb.api(f"/api/games/{gid}")
             check(view["moves"] == acknowledged, f"stored {view['moves']}, acknowledged "
@@ -253,7 +257,7 @@ def main():
             check(not alice_errors and not bob_errors,
                   f"script errors: {alice_errors} {bob_errors}")
             browser.close()
-        print(f"failover: {n} moves by clicks on two instances, one killed mid-game, "
+        print(f"failover: {n} moves by clicks on two instances, both killed mid-game in turn, "
               "none lost")
     finally:
         if lb:
