@@ -6,9 +6,11 @@
 //! (a draw offer, the event streams open on each seat, a rematch) is told on its own by
 //! [`Entry::poke`]. See `db/postgres.rs` for the channel (`LISTEN/NOTIFY`).
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use dama_rules::Color;
 
@@ -166,7 +168,7 @@ impl Store {
                     game.lock().await.take_state(notice.from, change);
                 }
             }
-            Change::Resync => {}
+            Change::Resync | Change::Alive => {}
         }
     }
 
@@ -203,15 +205,46 @@ pub async fn follow_others(store: Arc<Store>) {
     let Some(mut notices) = store.db().notices() else {
         return;
     };
+    // When each other server was last heard from.
+    let mut heard: HashMap<u64, Instant> = HashMap::new();
+    let mut ticks = tokio::time::interval(ALIVE_EVERY);
     loop {
-        match notices.recv().await {
-            // A row is read again on a task of its own (a database round trip each; the
-            // revision check makes their order free); the rest in order, at once.
-            Ok(notice) if matches!(notice.change, Change::Row { .. }) => {
-                let store = Arc::clone(&store);
-                tokio::spawn(async move { store.apply(notice).await });
+        let got = tokio::select! {
+            got = notices.recv() => got,
+            _ = ticks.tick() => {
+                store.db().announce(Notice {
+                    from: 0,
+                    game: String::new(),
+                    change: Change::Alive,
+                });
+                let silent: Vec<u64> = heard
+                    .iter()
+                    .filter(|(_, at)| at.elapsed() > SILENT)
+                    .map(|(&server, _)| server)
+                    .collect();
+                if !silent.is_empty() {
+                    heard.retain(|server, _| !silent.contains(server));
+                    tracing::warn!(servers = silent.len(), "other servers fell silent: their pages are no longer counted");
+                    store.forget_servers(&silent).await;
+                }
+                continue;
             }
-            Ok(notice) => store.apply(notice).await,
+        };
+        match got {
+            Ok(notice) => {
+                if notice.change != Change::Resync {
+                    heard.insert(notice.from, Instant::now());
+                }
+                if matches!(notice.change, Change::Row { .. }) {
+                    // A row is taken in on a task of its own (it may be read from the
+                    // database; the revision check makes their order free); the rest in
+                    // order, at once.
+                    let store = Arc::clone(&store);
+                    tokio::spawn(async move { store.apply(notice).await });
+                } else {
+                    store.apply(notice).await;
+                }
+            }
             Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
                 tracing::warn!(
                     missed = n,
@@ -227,5 +260,72 @@ pub async fn follow_others(store: Arc<Store>) {
             }
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
         }
+    }
+}
+
+/// How often a server tells the others it is alive.
+const ALIVE_EVERY: Duration = Duration::from_secs(10);
+
+/// How long a server may stay silent before the others stop counting its pages.
+const SILENT: Duration = Duration::from_secs(35);
+
+impl Store {
+    /// Stops counting the event streams that the `silent` servers held, in every game here.
+    async fn forget_servers(&self, silent: &[u64]) {
+        for id in self.ids() {
+            let Some(game) = self.cached(id) else {
+                continue;
+            };
+            game.lock().await.forget_servers(silent);
+        }
+    }
+}
+
+impl Entry {
+    /// Stops counting the event streams that the `silent` servers held.
+    fn forget_servers(&mut self, silent: &[u64]) {
+        let mut changed = false;
+        for server in silent {
+            if let Some(here) = self.remote.remove(server) {
+                self.connected[0] = self.connected[0].saturating_sub(here[0]);
+                self.connected[1] = self.connected[1].saturating_sub(here[1]);
+                changed = true;
+            }
+        }
+        if changed {
+            self.pulse.send_modify(|n| *n += 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dama_play::Model;
+    use dama_rules::{Position, Variant};
+
+    #[test]
+    fn another_servers_pages_count_until_it_falls_silent() {
+        let model = Model::friends(Variant::Italian, Position::start());
+        let mut e = Entry::new(model, crate::store::Kind::Friend, 1, None);
+        e.connected = [1, 0];
+        let state = |here| Change::State {
+            offer: None,
+            here,
+            rematch: None,
+        };
+        e.take_state(7, state([0, 2]));
+        e.take_state(8, state([1, 0]));
+        assert_eq!(e.connected, [2, 2]);
+        e.take_state(7, state([0, 1]));
+        assert_eq!(e.connected, [2, 1]);
+        assert!(e.joined[1]);
+        e.forget_servers(&[7, 9]);
+        assert_eq!(e.connected, [2, 0]);
+        // Its own count is what it tells the others.
+        let Change::State { here, .. } = e.state_change() else {
+            unreachable!()
+        };
+        assert_eq!(here, [1, 0]);
     }
 }

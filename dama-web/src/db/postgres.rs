@@ -153,6 +153,9 @@ pub enum Change {
     /// Notices may have been missed (the listening connection was lost): every game in
     /// memory is to be read again. Never sent between servers.
     Resync,
+    /// The sending server is alive (sent every few seconds): the presence it counted is
+    /// dropped by the others once it falls silent (killed, cut off).
+    Alive,
 }
 
 /// A pool of connections to one database.
