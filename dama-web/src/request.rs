@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::error::{no_store, ApiError};
 use super::guard::{self, Limit};
 use super::state::State;
-use super::store::{Entry, Finish, GameId, Shared};
+use super::store::{Entry, Finish, GameId, Kind, Shared};
 
 /// The JSON object of a request body (an empty body is `{}`), with no fields but `allowed`.
 pub(crate) fn body_object(
@@ -170,10 +170,13 @@ fn stale(entry: &Entry, mover: dama_rules::Color) -> ApiError {
     }
     let now = entry.model.game().position().turn();
     if now != mover {
-        return ApiError::conflict(
-            "not_your_turn",
-            format!("it is {}'s turn: wait for your friend's move", now.name()),
-        );
+        let wait = match entry.kind {
+            Kind::Computer => "the computer has moved meanwhile: look at the game again".into(),
+            Kind::Friend | Kind::Pass => {
+                format!("it is {}'s turn: wait for your friend's move", now.name())
+            }
+        };
+        return ApiError::conflict("not_your_turn", wait);
     }
     ApiError::conflict(
         "not_your_turn",
