@@ -29,7 +29,7 @@ pub enum DbError {
     #[error("database: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// PostgreSQL refused, or cannot be reached.
-    #[error("database: {0}")]
+    #[error("database: {}", with_causes(.0))]
     Postgres(#[from] tokio_postgres::Error),
     /// The database did not answer in time (down, or overloaded).
     #[error("database: no answer within {0:?}")]
@@ -68,6 +68,21 @@ pub enum DbError {
     /// A blocking task failed (a bug).
     #[error("database task: {0}")]
     Task(String),
+}
+
+/// `err` and its causes, as "error connecting to server: Connection refused (os error 111)".
+fn with_causes(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        let more = c.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        cause = c.source();
+    }
+    text
 }
 
 impl DbError {
