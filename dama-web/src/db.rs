@@ -14,6 +14,7 @@
 //! that take a move for the same game at once never both apply it: the first commit wins and
 //! the other request is answered as a stale move is.
 
+mod pool;
 pub mod postgres;
 pub mod sqlite;
 
