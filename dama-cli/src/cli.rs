@@ -221,6 +221,7 @@ win adds 100 + 50 x the level, the lowest level played in the game).")]
   dama serve --port 0                 any free port (the address is printed)
   dama serve --bind 0.0.0.0           reachable from other machines (a phone on the LAN)
   dama serve --memory                 keep no games on disk
+  dama serve --database postgres://dama@db/dama   games in PostgreSQL, shared by several servers
   dama serve --trust-proxy            behind a reverse proxy (see docs/deploy.md)
   dama serve --export site/           the page as static files, for any static web host:
                                       the computer plays in the browser, no server needed
@@ -259,6 +260,11 @@ The JSON API (under /api) is described by GET /api and in the README.")]
         /// Keep nothing on disk: games and records live in memory and end with the server.
         #[arg(long)]
         memory: bool,
+        /// Keep the games in PostgreSQL (postgres://user:password@host:port/name), not in
+        /// SQLite: any number of servers on one database serve the same games (default:
+        /// $DAMA_DATABASE, unless --data or --memory is given; see docs/deploy.md).
+        #[arg(long, value_name = "URL", conflicts_with_all = ["data", "memory"])]
+        database: Option<String>,
         /// Days a finished (or abandoned) game is kept in the database.
         #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=36_500))]
         keep_days: u64,

@@ -30,6 +30,13 @@ pub fn default_data_dir() -> Result<std::path::PathBuf, CliError> {
         })
 }
 
+/// The PostgreSQL database of `$DAMA_DATABASE`, if set and not empty.
+pub fn env_database() -> Option<String> {
+    std::env::var("DAMA_DATABASE")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+}
+
 /// `dama serve --export DIR`: the page as static files in `dir`, each file's name printed.
 pub fn export(dir: &std::path::Path) -> Result<Status, CliError> {
     let files = dama_web::export(dir)

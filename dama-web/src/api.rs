@@ -29,7 +29,7 @@
 //! | `POST /api/reviews` | `{"pdn", "variant"?, "depth"?, "nodes"?, "stream"?}` | every move of every game with its mark, the score before it, the best move and line (see `review.rs`) |
 //! | `GET /api/analysis?fen=&variant=&multipv=3&depth=&nodes=&time_ms=` | | Server-Sent Events: the live lines, the tables' verdict (see `live.rs`) |
 //! | `GET /api/me` | | the player's record (the `dama_player` cookie) per level; a game from a set-up position (`from_setup` in the game) is not in it |
-//! | `GET /healthz` | | 200 while the server and its database answer |
+//! | `GET /healthz` | | 200 while the server and its database answer (503 and `Retry-After` when not; the body names the database) |
 //! | `GET /metrics` | | counters in the Prometheus text format |
 //!
 //! `opponent` is `computer` (the default), `friend` or `pass`. Every game has an owner: the

@@ -136,14 +136,19 @@ impl ApiError {
         }
     }
 
-    /// 503: the database refused a write; nothing was changed.
+    /// 503: the database refused, is down or too slow; nothing was changed. Ask again after
+    /// a few seconds (a server recovers by itself once its database is back).
     pub(super) fn storage(err: &crate::db::DbError) -> ApiError {
         tracing::error!("{err}");
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "storage",
-            "the game could not be saved, so nothing was changed; try again",
-        )
+        ApiError {
+            retry_after: Some(2),
+            ..ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "storage",
+                "the game could not be read or saved (the database does not answer), so \
+                 nothing was changed; try again in a few seconds",
+            )
+        }
     }
 
     /// 400: a malformed request.

@@ -33,6 +33,7 @@ mod guard;
 mod live;
 mod metrics;
 mod moves;
+mod relay;
 mod request;
 mod review;
 mod seats;
@@ -72,7 +73,11 @@ pub struct Options {
     /// computer's: each with its own engine and a budget.
     pub analysts: usize,
     /// The data directory of the database; `None`: everything in memory, lost at exit.
+    /// Not read when `database` is given.
     pub data: Option<PathBuf>,
+    /// A PostgreSQL database (`postgres://user:password@host:port/name`) in place of SQLite
+    /// in `data`: any number of servers on it serve the same games.
+    pub database: Option<String>,
     /// A stored game untouched this long (finished or abandoned) is deleted.
     pub keep: Duration,
     /// The most connections open at once; more are closed as soon as they are accepted. The
@@ -114,6 +119,7 @@ impl Options {
             searchers: 2,
             analysts: 1,
             data: None,
+            database: None,
             keep: Duration::from_secs(30 * 24 * 3600),
             max_connections: 10_000,
             connections_per_address: 64,
@@ -125,6 +131,16 @@ impl Options {
             replies_per_minute: 600,
             trust_proxy: false,
             egtb: Some(dama_search::egtb::default_dir()),
+        }
+    }
+}
+
+impl Options {
+    /// Where the games are kept: PostgreSQL when `database` is given, else SQLite in `data`.
+    pub fn target(&self) -> db::Target {
+        match &self.database {
+            Some(url) => db::Target::Postgres(url.clone()),
+            None => db::Target::Sqlite(self.data.clone()),
         }
     }
 }
@@ -167,10 +183,7 @@ impl Server {
     /// [`WebError::Listen`] when the address cannot be listened on, [`WebError::Db`] when
     /// the database cannot be opened.
     pub async fn bind(opts: Options) -> Result<Server, WebError> {
-        let dir = opts.data.clone();
-        let db = tokio::task::spawn_blocking(move || db::Db::open(dir.as_deref()))
-            .await
-            .map_err(|e| db::DbError::Task(e.to_string()))??;
+        let db = db::Db::open(&opts.target()).await?;
         let addr = SocketAddr::new(opts.bind, opts.port);
         let listener = listen(addr).map_err(|source| WebError::Listen { addr, source })?;
         let local = listener.local_addr()?;
@@ -213,10 +226,11 @@ impl Server {
             opts,
             db,
         } = self;
-        tracing::info!(%local, max_games = opts.max_games, data = ?opts.data, "listening");
+        tracing::info!(%local, max_games = opts.max_games, database = db.kind(), "listening");
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let state = Arc::new(state::State::new(&opts, db.clone(), stop_rx));
         let sweeper = tokio::spawn(store::sweep_forever(Arc::clone(&state.store)));
+        let follower = tokio::spawn(relay::follow_others(Arc::clone(&state.store)));
         let tidier = tokio::spawn({
             let state = Arc::clone(&state);
             async move {
@@ -300,10 +314,9 @@ impl Server {
             }
         }
         sweeper.abort();
+        follower.abort();
         tidier.abort();
-        tokio::task::spawn_blocking(move || db.checkpoint())
-            .await
-            .map_err(|e| db::DbError::Task(e.to_string()))??;
+        db.close().await?;
         Ok(())
     }
 }

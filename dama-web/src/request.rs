@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::error::{no_store, ApiError};
 use super::guard::{self, Limit};
 use super::state::State;
-use super::store::{Entry, Finish, GameId, Shared};
+use super::store::{Entry, Finish, GameId, Kind, Shared};
 
 /// The JSON object of a request body (an empty body is `{}`), with no fields but `allowed`.
 pub(crate) fn body_object(
@@ -146,9 +146,43 @@ pub(crate) async fn commit(
             entry.rng = before.rng;
             entry.players = before.players;
             entry.ended = before.ended;
-            Err(ApiError::storage(&err))
+            if err.unavailable() {
+                return Err(ApiError::storage(&err));
+            }
+            // Another server committed a change first: this one is answered as a stale
+            // move is, from the game as it now stands.
+            let mover = entry.model.game().position().turn();
+            match state.store.refresh(id, entry).await {
+                Ok(true) => Err(stale(entry, mover)),
+                Ok(false) => Err(unknown_game(state, id)),
+                Err(err) => Err(ApiError::storage(&err)),
+            }
         }
     }
+}
+
+/// The answer to a change refused because another server changed the game first (`mover`
+/// was to move before): the answer the same change gets when it comes after the other on
+/// one server.
+fn stale(entry: &Entry, mover: dama_rules::Color) -> ApiError {
+    if let Err(over) = not_over(entry) {
+        return over;
+    }
+    let now = entry.model.game().position().turn();
+    if now != mover {
+        let wait = match entry.kind {
+            Kind::Computer => "the computer has moved meanwhile: look at the game again".into(),
+            Kind::Friend | Kind::Pass => {
+                format!("it is {}'s turn: wait for your friend's move", now.name())
+            }
+        };
+        return ApiError::conflict("not_your_turn", wait);
+    }
+    ApiError::conflict(
+        "not_your_turn",
+        "the game changed meanwhile (a change from another page came first): look at it \
+         again and retry",
+    )
 }
 
 pub(crate) fn unknown_game(state: &State, id: GameId) -> ApiError {

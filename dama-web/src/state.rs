@@ -59,7 +59,7 @@ impl State {
                 opts.max_games,
                 opts.idle,
                 db,
-                opts.data.is_some(),
+                opts.data.is_some() || opts.database.is_some(),
                 opts.keep,
             )),
             computer,

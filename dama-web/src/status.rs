@@ -38,7 +38,7 @@ pub async fn me(
     let records = state
         .store
         .db()
-        .run(move |db| db.records(&who))
+        .records(&who)
         .await
         .map_err(|e| ApiError::storage(&e))?;
     let order = |level: &str| {
@@ -78,20 +78,38 @@ pub async fn me(
     Ok(ok(StatusCode::OK, view))
 }
 
-pub async fn healthz(
-    axum::extract::State(state): axum::extract::State<Arc<State>>,
-) -> Result<Response, ApiError> {
-    state
-        .store
-        .db()
-        .run(|db| db.version())
-        .await
-        .map_err(|e| ApiError::storage(&e))?;
-    Ok(ok(StatusCode::OK, serde_json::json!({"status": "ok"})))
+/// `GET /healthz`: 200 when the database answers (and, on PostgreSQL, the other servers'
+/// changes reach this one), else 503 with `Retry-After`; the body says which database, its
+/// schema version, and what is wrong.
+pub async fn healthz(axum::extract::State(state): axum::extract::State<Arc<State>>) -> Response {
+    let db = state.store.db();
+    let kind = db.kind();
+    let (status, body) = match db.version().await {
+        Ok(schema) if db.relay_up() => (
+            StatusCode::OK,
+            serde_json::json!({"status": "ok", "database": kind, "schema": schema}),
+        ),
+        Ok(schema) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            serde_json::json!({"status": "relay_down", "database": kind, "schema": schema,
+                "error": "not listening to the other servers' changes yet"}),
+        ),
+        Err(err) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            serde_json::json!({"status": "database_down", "database": kind,
+                "error": err.to_string()}),
+        ),
+    };
+    let mut res = ok(status, body);
+    if status != StatusCode::OK {
+        res.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("2"));
+    }
+    res
 }
 
 pub async fn metrics(axum::extract::State(state): axum::extract::State<Arc<State>>) -> Response {
-    let stored = state.store.db().run(|db| db.count()).await.ok();
+    let stored = state.store.db().count().await.ok();
     let text = state.metrics.render(state.store.len(), stored);
     let kind = HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
     ([(header::CONTENT_TYPE, kind)], no_store(), text).into_response()

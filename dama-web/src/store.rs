@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,7 @@ use dama_search::{ChaCha8Rng, Level, SeedableRng};
 use tokio::sync::watch;
 
 use crate::db::{Credit, Db, DbError, GameRow};
+use crate::relay::Relay;
 /// A game's id: 128 random bits, written as 32 lower-case hexadecimal digits.
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
 pub struct GameId(u128);
@@ -201,8 +203,20 @@ pub struct Entry {
     /// Bumped at each change that is not a move (an offer, a resignation, a presence), for
     /// the pages that follow the game.
     pub pulse: watch::Sender<u64>,
-    /// The rematch of a finished friend game, once a seat asked for it (kept in memory only).
+    /// The rematch of a finished friend game, once a seat asked for it (kept in memory, and
+    /// told to the other servers on the database).
     pub rematch: Option<Rematch>,
+    /// The revision of the game's row this entry was read from or last wrote (0: not stored
+    /// yet); a write names it, and is refused when another server wrote meanwhile.
+    pub revision: AtomicI64,
+    /// Where [`Entry::poke`] tells the other servers on the database of a change (with
+    /// PostgreSQL; set by the store).
+    pub relay: Option<Relay>,
+    /// The event streams the other servers hold for each seat (White, Black), by server:
+    /// counted in [`Entry::connected`] too.
+    pub remote: HashMap<u64, [usize; 2]>,
+    /// The draw offer as the other servers last heard of it (0 none, 1 White's, 2 Black's).
+    pub shared_offer: AtomicU8,
 }
 
 /// A friend game's rematch: the new game, its colours swapped, and its seats' secrets.
@@ -243,6 +257,10 @@ impl Entry {
             connected: [0, 0],
             pulse: watch::Sender::new(0),
             rematch: None,
+            revision: AtomicI64::new(0),
+            relay: None,
+            remote: HashMap::new(),
+            shared_offer: AtomicU8::new(0),
         }
     }
 
@@ -251,9 +269,11 @@ impl Entry {
         self.model.outcome().map(Finish::Rules).or(self.ended)
     }
 
-    /// Tells the pages that follow the game that something other than a move changed.
+    /// Tells the pages that follow the game that something other than a move changed (and,
+    /// on PostgreSQL, the other servers, whose pages follow it too).
     pub fn poke(&self) {
         self.pulse.send_modify(|n| *n += 1);
+        self.announce_state();
     }
 
     /// The seat that `secret` opens in this game, if any.
@@ -301,6 +321,7 @@ impl Entry {
             result: self.finish().map(|f| f.pdn().to_string()),
             created: self.created,
             updated: now(),
+            revision: self.revision.load(Ordering::Relaxed) + 1,
         }
     }
 
@@ -349,6 +370,10 @@ impl Entry {
             connected: [0, 0],
             pulse: watch::Sender::new(0),
             rematch: None,
+            revision: AtomicI64::new(row.revision),
+            relay: None,
+            remote: HashMap::new(),
+            shared_offer: AtomicU8::new(0),
             changes: watch::Sender::new(moves.len()),
             model,
             kind,
@@ -483,7 +508,7 @@ impl Store {
     ///
     /// # Errors
     /// [`Full`] when `cap` games are live and none is idle.
-    pub fn insert(&self, entry: Entry) -> Result<(GameId, Shared), Full> {
+    pub fn insert(&self, mut entry: Entry) -> Result<(GameId, Shared), Full> {
         let gone = {
             let mut games = self.lock();
             let gone = if games.len() >= self.cap {
@@ -497,11 +522,12 @@ impl Store {
             if games.len() >= self.cap {
                 return Err(Full { cap: self.cap });
             }
-            let game = Arc::new(tokio::sync::Mutex::new(entry));
             let mut id = GameId::random();
             while games.contains_key(&id) {
                 id = GameId::random();
             }
+            entry.relay = self.relay(id);
+            let game = Arc::new(tokio::sync::Mutex::new(entry));
             games.insert(
                 id,
                 Slot {
@@ -526,8 +552,11 @@ impl Store {
         entry: &Entry,
         credits: Vec<Credit>,
     ) -> Result<(), DbError> {
+        let base = entry.revision.load(Ordering::Relaxed);
         let row = entry.row(id);
-        self.db.commit(row, credits).await
+        self.db.commit(row, credits, base).await?;
+        entry.revision.store(base + 1, Ordering::Relaxed);
+        Ok(())
     }
 
     /// The game `id` (from memory, else from the database), marked as used now.
@@ -539,17 +568,17 @@ impl Store {
             slot.last_used = Instant::now();
             return Ok(Some(Arc::clone(&slot.game)));
         }
-        let text = id.to_string();
-        let Some(row) = self.db.run(move |db| db.load(&text)).await? else {
+        let Some(row) = self.db.load(&id.to_string()).await? else {
             return Ok(None);
         };
-        let entry = match Entry::from_row(&row) {
+        let mut entry = match Entry::from_row(&row) {
             Ok(entry) => entry,
             Err(why) => {
                 tracing::warn!(%id, "a stored game cannot be read back ({why}); ignored");
                 return Ok(None);
             }
         };
+        entry.relay = self.relay(id);
         // Another request may have loaded it meanwhile: theirs is the one.
         let mut games = self.lock();
         let slot = games.entry(id).or_insert_with(|| Slot {
@@ -571,9 +600,23 @@ impl Store {
     /// When the database refuses.
     pub async fn remove(&self, id: GameId) -> Result<bool, DbError> {
         let here = self.lock().remove(&id).is_some();
-        let text = id.to_string();
-        let stored = self.db.run(move |db| db.delete(&text)).await?;
+        let stored = self.db.delete(&id.to_string()).await?;
         Ok(here || stored)
+    }
+
+    /// The game `id` if it is in memory (not read from the database).
+    pub(crate) fn cached(&self, id: GameId) -> Option<Shared> {
+        self.lock().get(&id).map(|slot| Arc::clone(&slot.game))
+    }
+
+    /// The ids of the games in memory.
+    pub(crate) fn ids(&self) -> Vec<GameId> {
+        self.lock().keys().copied().collect()
+    }
+
+    /// Forgets game `id` in memory only (it was deleted from the database elsewhere).
+    pub(crate) fn forget(&self, id: GameId) {
+        self.lock().remove(&id);
     }
 
     /// The number of games in memory.
@@ -594,8 +637,9 @@ impl Store {
         if self.persistent || gone.is_empty() {
             return;
         }
+        let Db::Sqlite(db) = &self.db else { return };
         for id in gone {
-            if let Err(err) = self.db.delete(&id.to_string()) {
+            if let Err(err) = db.delete(&id.to_string()) {
                 tracing::warn!(%id, "cannot delete an expired game: {err}");
             }
         }
@@ -607,7 +651,7 @@ impl Store {
     /// When the database refuses.
     pub async fn prune(&self) -> Result<usize, DbError> {
         let before = now() - self.keep().as_secs() as i64;
-        self.db.run(move |db| db.prune(before)).await
+        self.db.prune(before).await
     }
 }
 
@@ -683,7 +727,7 @@ mod tests {
     }
 
     fn store(cap: usize, idle: Duration) -> Store {
-        Store::new(cap, idle, Db::open(None).unwrap(), false, idle)
+        Store::new(cap, idle, Db::sqlite(None).unwrap(), false, idle)
     }
 
     #[test]
@@ -716,7 +760,7 @@ mod tests {
         let store = Store::new(
             4,
             Duration::from_millis(1),
-            Db::open(None).unwrap(),
+            Db::sqlite(None).unwrap(),
             true,
             Duration::from_secs(60),
         );
@@ -740,7 +784,7 @@ mod tests {
         let store = Store::new(
             2,
             Duration::from_secs(3600),
-            Db::open(None).unwrap(),
+            Db::sqlite(None).unwrap(),
             true,
             Duration::from_secs(3600),
         );

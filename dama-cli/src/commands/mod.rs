@@ -204,6 +204,7 @@ pub fn run(command: Command) -> Result<Status, CliError> {
             analysts,
             data,
             memory,
+            database,
             keep_days,
             max_connections,
             connections_per_address,
@@ -223,7 +224,14 @@ pub fn run(command: Command) -> Result<Status, CliError> {
                 idle: std::time::Duration::from_secs(idle),
                 searchers: searchers.map_or_else(default_searchers, |n| n as usize),
                 analysts: analysts.map_or_else(default_analysts, |n| n as usize),
-                data: if memory {
+                // --database, else $DAMA_DATABASE unless --data or --memory says otherwise.
+                database: database
+                    .clone()
+                    .or_else(|| (data.is_none() && !memory).then(crate::serve::env_database)?),
+                data: if memory
+                    || database.is_some()
+                    || (data.is_none() && crate::serve::env_database().is_some())
+                {
                     None
                 } else {
                     Some(data.map_or_else(crate::serve::default_data_dir, Ok)?)
