@@ -23,6 +23,9 @@ let seat = null;
 const STATIC = !!document.querySelector('meta[name="dama-static"]');
 let offline = STATIC;
 
+// Back online: the server again, for what is not kept in this browser.
+window.addEventListener('online', () => { offline = STATIC; });
+
 /// Whether the page runs without a server (a static copy, or the network gone).
 export function serverless() {
   return offline;
@@ -97,10 +100,13 @@ export async function api(method, path, body, as) {
   try {
     res = await fetch(path, init);
   } catch (e) {
-    // No network: what a game against the computer needs is answered here from now on,
-    // the game under way included.
-    if (!answerable(method, path) && !(await adopt(path))) throw e;
-    offline = true;
+    // No answer. A new game against the computer is made here; with the browser offline,
+    // everything a game against the computer needs is answered here from now on, the game
+    // under way included. A request that failed while the browser is online (a dropped
+    // connection) is the page's to retry: its game stays the server's.
+    const gone = navigator.onLine === false;
+    if (!answerable(method, path) && !(gone && await adopt(path))) throw e;
+    if (gone) offline = true;
     return local(method, path, body);
   }
   if (res.status === 204) return null;
