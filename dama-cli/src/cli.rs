@@ -112,6 +112,32 @@ pub fn clock(text: &str) -> Result<dama_search::Clock, String> {
     })
 }
 
+/// Parses a match setting given for both players or for each (time odds): `A`, or `A,B`
+/// (the first player's, then the second's), each part read by `one`.
+fn each_player<T>(text: &str, one: fn(&str) -> Result<T, String>) -> Result<[T; 2], String>
+where
+    T: Copy,
+{
+    match text.split_once(',') {
+        None => one(text).map(|a| [a, a]),
+        Some((a, b)) => {
+            let part = |t: &str| one(t).map_err(|e| format!("\"{t}\" in \"{text}\": {e}"));
+            Ok([part(a)?, part(b)?])
+        }
+    }
+}
+
+/// Parses `dama match --movetime`: seconds a move for both players, or `A,B` for each.
+pub fn movetimes(text: &str) -> Result<[Duration; 2], String> {
+    each_player(text, seconds)
+}
+
+/// Parses `dama match --clock`: a game clock (as [`clock`]) for both players, or `A,B` for
+/// each (`0.5+0.005,2.5+0.025`: the second player has five times the first's time).
+pub fn clocks(text: &str) -> Result<[dama_search::Clock; 2], String> {
+    each_player(text, clock)
+}
+
 /// Parses `--level`: a level name or its number 1..5.
 pub fn level_parser() -> impl TypedValueParser<Value = Level> {
     let names = Level::ALL.map(|l| PossibleValue::new(l.name()).help(level_help(l)));
@@ -406,6 +432,7 @@ Annotator tag.")]
   dama match level:hard depth:8 --pdn games.pdn --resume   go on where a stopped match ended
   dama match nodes:2000 nodes:1000 --sprt elo0=0 elo1=20 --pdn t.pdn   until the SPRT decides
   dama match clock/soft=80 clock --clock 2+0.02 --games 200   on a game clock, 2 s + 0.02 s a move
+  dama match level:hard 'hub:dama-engine' --movetime 0.1,0.5   time odds: 0.1 s a move against 0.5 s
 
 The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1.")]
     Match {
@@ -417,16 +444,18 @@ The last line: wins draws losses score% elo elo_error (95 % margin), for PLAYER1
         /// the most to play [default: no limit].
         #[arg(long, value_parser = at_least_one)]
         games: Option<usize>,
-        /// Seconds a move (for every player; Hard needs a limit, else it thinks 1 s); above 0,
-        /// at most a year.
-        #[arg(long, value_name = "SECONDS", value_parser = seconds, allow_negative_numbers = true)]
-        movetime: Option<Duration>,
+        /// Seconds a move for every player (Hard needs a limit, else it thinks 1 s), above 0
+        /// and at most a year; or `A,B`, the first player's and the second's (time odds:
+        /// `0.1,0.5`).
+        #[arg(long, value_name = "SECONDS[,SECONDS]", value_parser = movetimes, allow_negative_numbers = true)]
+        movetime: Option<[Duration; 2]>,
         /// A game clock for each player in place of a time a move: `BASE[+INC]`, the
-        /// seconds each starts with and those added at each move (`--clock 10+0.1`). A
-        /// player whose clock runs out loses on time; dama's players and Hub engines share
-        /// out their clock themselves.
-        #[arg(long, value_name = "BASE+INC", value_parser = clock, conflicts_with = "movetime")]
-        clock: Option<dama_search::Clock>,
+        /// seconds each starts with and those added at each move (`--clock 10+0.1`); or
+        /// two clocks, `A,B`, the first player's and the second's (time odds:
+        /// `--clock 1+0.01,5+0.05`). A player whose clock runs out loses on time; dama's
+        /// players and Hub engines share out their clock themselves.
+        #[arg(long, value_name = "BASE+INC[,BASE+INC]", value_parser = clocks, conflicts_with = "movetime")]
+        clock: Option<[dama_search::Clock; 2]>,
         /// A node limit a move for every player (1 or more).
         #[arg(long, value_parser = node_count)]
         nodes: Option<u64>,

@@ -271,6 +271,10 @@ pub struct MatchConfig {
     /// out loses on time. `moves_to_go` is ignored (sudden death). `None` (the default): no
     /// clock, every player searches under its own limits.
     pub clock: Option<Clock>,
+    /// The second player's clock when it is not [`clock`](Self::clock)'s (a match at time
+    /// odds: `clock` is then the first player's). `None` (the default): the same clock for
+    /// both; ignored without `clock`.
+    pub second_clock: Option<Clock>,
     /// What measures a move's time on the [`clock`](Self::clock): the wall clock by default;
     /// a test gives a clock of its own, so that the clock's bookkeeping never depends on how
     /// busy the machine is.
@@ -327,8 +331,23 @@ impl Default for MatchConfig {
             round_step: 1,
             stop: Arc::new(AtomicBool::new(false)),
             clock: None,
+            second_clock: None,
             timer: MoveTimer::wall(),
         }
+    }
+}
+
+impl MatchConfig {
+    /// The clocks of a game, White's then Black's, when the first player has White
+    /// (`first_is_white`) or Black; `None` with no [`clock`](Self::clock).
+    fn clocks(&self, first_is_white: bool) -> Option<[Clock; 2]> {
+        let first = self.clock?;
+        let second = self.second_clock.unwrap_or(first);
+        Some(if first_is_white {
+            [first, second]
+        } else {
+            [second, first]
+        })
     }
 }
 
@@ -559,8 +578,15 @@ pub fn play_match_streaming(
                     } else {
                         (&mut b, &mut a)
                     };
-                    let (record, mut pdn) =
-                        play_pdn(white.as_mut(), black.as_mut(), &start, opening, config);
+                    let clocks = config.clocks(first_is_white);
+                    let (record, mut pdn) = play_pdn(
+                        white.as_mut(),
+                        black.as_mut(),
+                        &start,
+                        opening,
+                        config,
+                        clocks,
+                    );
                     let round = config.first_round + (i / 2) * config.round_step;
                     pdn.tags
                         .push(("Round".into(), format!("{round}.{}", i % 2 + 1)));
@@ -615,7 +641,8 @@ pub fn play_game_from(
     opening: &[Move],
     config: &MatchConfig,
 ) -> GameRecord {
-    let (record, game) = play_pdn(white, black, start, opening, config);
+    let clocks = config.clocks(true);
+    let (record, game) = play_pdn(white, black, start, opening, config, clocks);
     GameRecord {
         pdn: pdn::write(&game).unwrap_or_default(),
         ..record
@@ -623,13 +650,14 @@ pub fn play_game_from(
 }
 
 /// Plays one game as [`play_game_from`] does: its record without the PDN text, and the game
-/// to write there.
+/// to write there; `clocks` are White's and Black's, if the game is on a clock.
 fn play_pdn(
     white: &mut dyn Player,
     black: &mut dyn Player,
     start: &Position,
     opening: &[Move],
     config: &MatchConfig,
+    clocks: Option<[Clock; 2]>,
 ) -> (GameRecord, PdnGame) {
     white.new_game();
     black.new_game();
@@ -640,7 +668,7 @@ fn play_pdn(
         }
     }
     // Each side's time left, White's first.
-    let mut left = config.clock.map(|c| [c.time, c.time]);
+    let mut left = clocks.map(|c| [c[0].time, c[1].time]);
     let (result, reason) = loop {
         if let Some(outcome) = game.outcome() {
             break (GameResult::from(outcome), outcome_text(outcome));
@@ -658,11 +686,12 @@ fn play_pdn(
             &mut *black
         };
         let side = usize::from(mover != Color::White);
-        if let (Some(left), Some(clock)) = (&mut left, config.clock) {
-            left[side] += clock.increment;
+        if let (Some(left), Some(clocks)) = (&mut left, clocks) {
+            let increment = clocks[side].increment;
+            left[side] += increment;
             player.set_clock(Clock {
                 time: left[side],
-                increment: clock.increment,
+                increment,
                 moves_to_go: None,
             });
         }
@@ -698,9 +727,15 @@ fn play_pdn(
     record.tags.push(("Event".into(), "dama match".into()));
     record.tags.push(("White".into(), white.name()));
     record.tags.push(("Black".into(), black.name()));
-    if let Some(c) = config.clock {
-        let tc = format!("{}+{}", c.time.as_secs_f64(), c.increment.as_secs_f64());
-        record.tags.push(("TimeControl".into(), tc));
+    let control = |c: Clock| format!("{}+{}", c.time.as_secs_f64(), c.increment.as_secs_f64());
+    match clocks {
+        Some([w, b]) if w == b => record.tags.push(("TimeControl".into(), control(w))),
+        // Time odds: each side's own clock (the PGN custom of WhiteClock-style tags).
+        Some([w, b]) => {
+            record.tags.push(("WhiteTimeControl".into(), control(w)));
+            record.tags.push(("BlackTimeControl".into(), control(b)));
+        }
+        None => {}
     }
     record.comments.push(pdn::Comment {
         ply: record.moves.len(),
@@ -826,6 +861,71 @@ pub(crate) mod tests {
             (1, 0, 3, 422_922_310_616_033_666),
             "{text}"
         );
+    }
+
+    #[test]
+    fn at_time_odds_each_player_keeps_its_own_clock_with_either_colour() {
+        let now = Arc::new(Mutex::new(Duration::ZERO));
+        let clocks = [(); 2].map(|_| Arc::new(Mutex::new(Vec::new())));
+        let player = |k: usize| {
+            let (now, clocks) = (now.clone(), clocks[k].clone());
+            move || -> Box<dyn Player> {
+                Box::new(Slow {
+                    delay: Duration::from_millis(1 + k as u64),
+                    now: now.clone(),
+                    clocks: clocks.clone(),
+                })
+            }
+        };
+        let clock = |ms: u64, inc: u64| Clock {
+            time: Duration::from_millis(ms),
+            increment: Duration::from_millis(inc),
+            moves_to_go: None,
+        };
+        let config = MatchConfig {
+            timer: MoveTimer::new({
+                let now = now.clone();
+                move || *now.lock().unwrap()
+            }),
+            clock: Some(clock(100, 0)),
+            second_clock: Some(clock(500, 20)),
+            openings: Vec::new(),
+            games: 2,
+            parallel: 1,
+            max_plies: 4,
+            ..MatchConfig::default()
+        };
+        let result = play_match(&player(0), &player(1), &config);
+        // Each player moves twice a game: the first 100 ms then 99 (1 ms a move, no
+        // increment), the second 520 then 538 (2 ms a move, 20 added each turn).
+        let first: Vec<_> = clocks[0].lock().unwrap().iter().map(|c| c.time).collect();
+        let second: Vec<_> = clocks[1].lock().unwrap().iter().map(|c| c.time).collect();
+        let ms = |v: &[u64]| {
+            v.iter()
+                .map(|&m| Duration::from_millis(m))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(first, ms(&[100, 99, 100, 99]));
+        assert_eq!(second, ms(&[520, 538, 520, 538]));
+        assert!(clocks[1]
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|c| c.increment == Duration::from_millis(20)));
+        let (white_first, black_first) = (&result.games[0].pdn, &result.games[1].pdn);
+        assert!(
+            white_first.contains("[WhiteTimeControl \"0.1+0\"]"),
+            "{white_first}"
+        );
+        assert!(
+            white_first.contains("[BlackTimeControl \"0.5+0.02\"]"),
+            "{white_first}"
+        );
+        assert!(
+            black_first.contains("[WhiteTimeControl \"0.5+0.02\"]"),
+            "{black_first}"
+        );
+        assert!(!black_first.contains("[TimeControl"), "{black_first}");
     }
 
     #[test]

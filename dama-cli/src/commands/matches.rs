@@ -176,9 +176,10 @@ pub struct Options {
     pub second: PlayerSpec,
     /// Games in all; `None`: 20, or no limit with an SPRT.
     pub games: Option<usize>,
-    pub movetime: Option<Duration>,
-    /// Each player's game clock, in place of a time a move.
-    pub clock: Option<dama_search::Clock>,
+    /// Seconds a move, the first player's and the second's.
+    pub movetime: Option<[Duration; 2]>,
+    /// The game clocks, the first player's and the second's, in place of a time a move.
+    pub clock: Option<[dama_search::Clock; 2]>,
     pub nodes: Option<u64>,
     pub concurrency: usize,
     pub openings: Option<PathBuf>,
@@ -432,24 +433,33 @@ pub fn run(o: Options) -> Result<Status, CliError> {
             }
         }
     }
-    let extra = Limits {
-        nodes: o.nodes,
-        ..Limits::default()
-    };
-    let extra = match o.movetime {
-        Some(t) => extra.with_time(t),
-        None => extra,
-    };
+    // The limits the match adds to each player's own: --nodes, and --movetime (its own).
+    let extra = [0, 1].map(|k| {
+        let extra = Limits {
+            nodes: o.nodes,
+            ..Limits::default()
+        };
+        match o.movetime {
+            Some(t) => extra.with_time(t[k]),
+            None => extra,
+        }
+    });
     // --resume: the games the file holds, checked to be this match's first games.
     let done = match &o.pdn {
         Some(path) if o.resume && path.exists() => {
-            let name = |spec: &PlayerSpec| factory(spec, extra, 0, Endgames::none())().name();
+            let name =
+                |spec: &PlayerSpec, k: usize| factory(spec, extra[k], 0, Endgames::none())().name();
             let match_ = Scheduled {
                 openings: &mine,
                 pairs: my_pairs,
                 rounds: (k, n),
             };
-            played(path, o.variant, &match_, &[name(&o.first), name(&o.second)])?
+            played(
+                path,
+                o.variant,
+                &match_,
+                &[name(&o.first, 0), name(&o.second, 1)],
+            )?
         }
         _ => Vec::new(),
     };
@@ -462,18 +472,19 @@ pub fn run(o: Options) -> Result<Status, CliError> {
         starts: mine.iter().map(|(start, _)| *start).collect(),
         openings: mine.into_iter().map(|(_, moves)| moves).collect(),
         parallel: o.concurrency.max(1),
-        clock: o.clock,
+        clock: o.clock.map(|c| c[0]),
+        second_clock: o.clock.map(|c| c[1]),
         ..MatchConfig::default()
     };
     let first = factory(
         &o.first,
-        extra,
+        extra[0],
         o.seed.wrapping_mul(2) + 1,
         endgames(&o.egtb[0], o.variant)?,
     );
     let second = factory(
         &o.second,
-        extra,
+        extra[1],
         o.seed.wrapping_mul(2) + 1_000_003,
         endgames(&o.egtb[1], o.variant)?,
     );

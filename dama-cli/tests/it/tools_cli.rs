@@ -444,6 +444,9 @@ fn a_match_on_a_clock_plays_dama_and_a_hub_engine_within_their_time() {
             "cannot be used with",
         ),
         (vec![], "expected --clock BASE+INC"),
+        (vec!["--clock", "5,x"], "\"x\" in \"5,x\": the time \"x\""),
+        (vec!["--clock", "5,1,2"], "\"1,2\" in \"5,1,2\""),
+        (vec!["--movetime", "0.1,0"], "\"0\" in \"0.1,0\""),
     ] {
         let mut all = vec!["match", "clock", "level:novice"];
         all.extend(args);
@@ -451,6 +454,34 @@ fn a_match_on_a_clock_plays_dama_and_a_hub_engine_within_their_time() {
         assert_eq!(o.status.code(), Some(2), "{all:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(says), "{all:?}: {}", stderr(&o));
     }
+}
+
+#[test]
+fn a_match_at_time_odds_gives_each_player_its_own_clock() {
+    let engine = format!("hub:{} engine", env!("CARGO_BIN_EXE_dama"));
+    let (text, games) = match_games(
+        &[
+            "clock/soft=60",
+            &engine,
+            "--clock",
+            "60+1,300+5",
+            "--nodes",
+            "3000",
+            "--games",
+            "2",
+        ],
+        "odds_match.pdn",
+        dama_rules::Variant::Italian,
+    );
+    assert_eq!(games.len(), 2);
+    // The first player (White in the first game, Black in the second) keeps 60+1.
+    fn tags(g: &dama_rules::notation::pdn::PdnGame) -> (Option<&str>, Option<&str>) {
+        (g.tag("WhiteTimeControl"), g.tag("BlackTimeControl"))
+    }
+    assert_eq!(tags(&games[0]), (Some("60+1"), Some("300+5")), "{text}");
+    assert_eq!(tags(&games[1]), (Some("300+5"), Some("60+1")), "{text}");
+    assert!(!text.contains("on time"), "{text}");
+    assert!(!text.contains("forfeit"), "{text}");
 }
 
 #[test]
