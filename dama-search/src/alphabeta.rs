@@ -35,6 +35,9 @@ pub(crate) struct Worker<'a, R: Rules> {
     pub no_progress: u32,
     /// Whether a man move resets the no-progress count.
     pub man_move_is_progress: bool,
+    /// The last plies before the no-progress draw, over which a static value fades to a
+    /// draw (the knob `fade`).
+    pub fade: i32,
     pub killers: Killers,
     pub history: History,
     pub pv: Vec<[Move; MAX_PLY]>,
@@ -85,6 +88,7 @@ impl<'a, R: Rules> Worker<'a, R> {
             keys,
             no_progress: rules.no_progress_plies,
             man_move_is_progress: rules.man_move_is_progress,
+            fade: i32::from(control.knobs.fade),
             killers: Killers::default(),
             history: History::default(),
             pv: vec![[first_dummy(); MAX_PLY]; MAX_PLY + 1],
@@ -143,7 +147,8 @@ impl<'a, R: Rules> Worker<'a, R> {
     }
 
     /// The static value of a quiet node, pulled towards a draw as the no-progress count nears
-    /// its limit so that the stronger side makes progress.
+    /// its limit (linearly over the last [`fade`](Self::fade) plies) so that the stronger side
+    /// makes progress while it can.
     #[inline(always)]
     fn static_value(&mut self, pos: &Position, ply: usize, quiet: u32) -> i32 {
         let e = match self.net {
@@ -152,8 +157,8 @@ impl<'a, R: Rules> Worker<'a, R> {
         }
         .clamp(-Score::EVAL_MAX.0, Score::EVAL_MAX.0);
         let left = self.no_progress.saturating_sub(quiet) as i32;
-        if left < 20 {
-            e * left / 20
+        if left < self.fade {
+            e * left / self.fade
         } else {
             e
         }

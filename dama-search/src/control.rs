@@ -79,6 +79,9 @@ pub struct Knobs {
     /// Reverse futility takes the table's score for the static value where the table's bound
     /// says it is the better estimate.
     pub rfp_tt: bool,
+    /// The plies before the no-progress draw over which the static value fades linearly to
+    /// a draw (the knob `fade`, 20 by default; 0: no fade).
+    pub fade: u8,
 }
 
 impl std::str::FromStr for Knobs {
@@ -109,9 +112,10 @@ impl std::str::FromStr for Knobs {
                 "soft" => k.soft_share = n.max(1),
                 "mtg" => k.moves_to_go = n.max(1),
                 "rfptt" => k.rfp_tt = n != 0,
+                "fade" => k.fade = n,
                 _ => {
                     return Err(format!(
-                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, partial, asp, hred, soft, mtg, rfptt, hand, classic, patterns or net"
+                        "unknown knob \"{name}\": expected lmr, rfp, rfpm, single, tt, contempt, partial, asp, hred, soft, mtg, rfptt, fade, hand, classic, patterns or net"
                     ))
                 }
             }
@@ -139,6 +143,7 @@ impl Default for Knobs {
             soft_share: 80,
             moves_to_go: 30,
             rfp_tt: false,
+            fade: 20,
         }
     }
 }
@@ -189,6 +194,8 @@ mod tests {
         assert_eq!("mtg=0".parse::<Knobs>().unwrap().moves_to_go, 1);
         assert_eq!(Knobs::default().moves_to_go, 30);
         assert!("rfptt=1".parse::<Knobs>().unwrap().rfp_tt);
+        assert_eq!("fade=60".parse::<Knobs>().unwrap().fade, 60);
+        assert_eq!(Knobs::default().fade, 20);
         let d = Knobs::default();
         assert_eq!("".parse::<Knobs>().unwrap(), d);
         let err = "lmq=1".parse::<Knobs>().unwrap_err();
