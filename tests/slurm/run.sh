@@ -90,9 +90,10 @@ print(*(x.getsockname()[1] for x in s))')
 # The recipe asks for --mem=1G: the node offers nine tenths of the machine's memory (slurmd
 # drains a node that claims more than it has).
 mem=$(awk '/^MemTotal/ { print int($2 / 1024 * 0.9) }' /proc/meminfo)
-# No cgroups (a VM or container often has no writable cgroup tree): processes are tracked
-# through /proc and tasks are not bound to CPUs. No accounting database either: the jobs
-# are followed with sbatch --wait and squeue.
+# No cgroups: the cgroup plugins would make Slurm's cgroups in the machine's hierarchies and
+# move the jobs there, out of this script's own cgroup; processes are tracked through /proc
+# and tasks are not bound to CPUs. No accounting database either: the jobs are followed with
+# squeue and scontrol.
 cat >"$dir/slurm.conf" <<EOF
 ClusterName=dama-test
 SlurmctldHost=localhost
@@ -163,7 +164,12 @@ submit() {
     local start=$SECONDS id
     id=$(sbatch_gen "1-$shards" "")
     wait_done "$id"
-    echo "array of $shards tasks: $((SECONDS - start)) s"
+    # The controller's own times (to the second): the first task's start, the last one's end.
+    local first last
+    first=$(scontrol -o show job "$id" | grep -o 'StartTime=[^ ]*' | cut -d= -f2 | sort | head -1)
+    last=$(scontrol -o show job "$id" | grep -o 'EndTime=[^ ]*' | cut -d= -f2 | sort | tail -1)
+    echo "array of $shards tasks: $((SECONDS - start)) s from submission," \
+        "$(($(date -d "$last" +%s) - $(date -d "$first" +%s))) s from the first start to the last end"
 }
 submit
 grep -h '^games' "$dir"/logs/*.log
