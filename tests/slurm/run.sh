@@ -168,8 +168,9 @@ submit() {
     local first last
     first=$(scontrol -o show job "$id" | grep -o 'StartTime=[^ ]*' | cut -d= -f2 | sort | head -1)
     last=$(scontrol -o show job "$id" | grep -o 'EndTime=[^ ]*' | cut -d= -f2 | sort | tail -1)
+    local span=$(($(date -d "$last" +%s) - $(date -d "$first" +%s)))
     echo "array of $shards tasks: $((SECONDS - start)) s from submission," \
-        "$(($(date -d "$last" +%s) - $(date -d "$first" +%s))) s from the first start to the last end"
+        "$span s from the first start to the last end"
 }
 submit
 grep -h '^games' "$dir"/logs/*.log
