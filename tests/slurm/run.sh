@@ -3,18 +3,21 @@
 # docs/scale-out.md. A private cluster (munged, slurmctld and slurmd on localhost, configured
 # in a temporary directory, stopped and deleted when this script ends) runs the shards as a
 # job array. Then:
-#   1. the shards, merged into one sample file, hold the games and positions of the whole run;
+#   1. the shards, merged into one sample file, hold as many positions and bytes as the whole
+#      run made in one process;
 #   2. each shard is byte for byte the same file as that shard run outside Slurm (the script
 #      with SLURM_ARRAY_TASK_ID set by hand), same seed;
 #   3. one shard deleted and the array submitted again: only that task plays, the others keep
 #      their files untouched, and the new file is again the same bytes;
 #   4. one shard alone (SHARDS set, the task id is the shard) requeued while it plays, as a
-#      preempted task is: it leaves no shard file behind, and plays again to the same bytes.
+#      preempted task is: it leaves no shard file behind, and plays again to the same bytes;
+#   5. the match recipe (deploy/slurm/match.sh) as an array too: the same bytes as outside
+#      Slurm, and merged, the result of the whole match.
 #
 #   tests/slurm/run.sh [DAMA]      # DAMA: the binary (default target/release/dama)
 #
 # SHARDS, GAMES, NODES and SEED size the run (default 4 shards of 10 games, 200 nodes a move).
-# Debian's munge and Slurm packages are installed when missing (as root, else through sudo).
+# It runs as root, and installs Debian's munge and Slurm packages when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dama=$(realpath "${1:-target/release/dama}")
@@ -32,19 +35,17 @@ unset SHARDS
 # passed on to the local runs and to sbatch: only those set below count.
 for v in $(compgen -e | grep '^SLURM_' || true); do unset "$v"; done
 
-if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null \
-    || ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
-    as_root=""
-    if [ "$(id -u)" != 0 ]; then as_root="sudo -E"; fi
-    $as_root apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq --no-install-recommends \
-        slurmctld slurmd slurm-client munge >/dev/null
-fi
-# The daemons run as root here (SlurmUser=root): a job is started under its submitter's user,
+# The daemons run as root (SlurmUser=root): a job is started under its submitter's user,
 # which only a root slurmd can do, and root may submit.
 if [ "$(id -u)" != 0 ]; then
     echo "run as root: slurmd starts each job as its submitter's user" >&2
     exit 2
+fi
+if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null \
+    || ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        slurmctld slurmd slurm-client munge >/dev/null
 fi
 
 # Everything of the cluster lives in one directory: its own munge key and socket and its own
@@ -258,3 +259,26 @@ wait_done "$id"
 scontrol -o show job "$id" | grep -q 'Restarts=1 ' || fail "task 3 was not requeued once"
 cmp "$work/slurm/s3.samples" "$work/local/s3.samples" || fail "shard 3 played again differs"
 echo "shard 3 alone, requeued while playing: played again, the same bytes ($((SECONDS - start)) s)"
+
+# 5. The match recipe (deploy/slurm/match.sh) the same way: its shards by Slurm and outside it
+# are the same bytes, and merged by `dama pdn stats` they are the unsharded match's result.
+# Players of a node budget on one thread, so the games do not depend on the machine's load.
+start=$SECONDS
+match_env=(FIRST=nodes:120 SECOND=nodes:60 GAMES=16 EXTRA="--egtb1 none --egtb2 none")
+id=$(env "${match_env[@]}" OUT="$work/match-slurm" sbatch --parsable --array="1-$shards" \
+    --cpus-per-task=1 --chdir="$work" --output="$dir/logs/match-%a.log" deploy/slurm/match.sh \
+    | cut -d';' -f1)
+wait_done "$id"
+for k in $(seq "$shards"); do
+    env "${match_env[@]}" OUT="$work/match-local" SLURM_ARRAY_TASK_ID="$k" \
+        SLURM_ARRAY_TASK_COUNT="$shards" bash deploy/slurm/match.sh >/dev/null 2>&1 \
+        || fail "match shard $k outside Slurm failed"
+    cmp "$work/match-slurm/shard-$k-of-$shards.pdn" "$work/match-local/shard-$k-of-$shards.pdn" \
+        || fail "match shard $k differs"
+done
+merged=$("$dama" pdn stats "$work"/match-slurm/*.pdn | grep '^wins')
+whole=$("$dama" match nodes:120 nodes:60 --games 16 --seed "$seed" --egtb1 none --egtb2 none \
+    --concurrency 1 2>/dev/null | grep '^wins')
+[ "$merged" = "$whole" ] || fail "the match's shards give '$merged', the whole match '$whole'"
+echo "match: $shards shards by Slurm and outside it the same bytes, merged the whole match" \
+    "($merged; $((SECONDS - start)) s)"
