@@ -59,6 +59,7 @@ fn four_shards_run_apart_and_merged_equal_the_whole_match() {
                 .env("SLURM_ARRAY_TASK_MIN", "1")
                 .env("SLURM_ARRAY_TASK_COUNT", "4")
                 .env_remove("SLURM_CPUS_PER_TASK")
+                .env_remove("SHARDS")
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -208,6 +209,7 @@ fn the_generation_recipe_shards_self_play_and_keeps_finished_shards() {
             .env("SLURM_ARRAY_TASK_COUNT", "2")
             .env_remove("SLURM_ARRAY_TASK_MIN")
             .env_remove("SLURM_CPUS_PER_TASK")
+            .env_remove("SHARDS")
             .output()
             .expect("bash runs the script");
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
