@@ -364,6 +364,10 @@ impl<'a, R: Rules> Worker<'a, R> {
             if depth > i32::from(self.control.knobs.tt_depth) {
                 self.tt.prefetch(key);
             }
+            // A child at the horizon or in reach of reverse futility asks the network.
+            if self.net.is_some() && depth <= i32::from(self.control.knobs.rfp) + 1 {
+                prefetch(&self.eval_cache[key as usize & (EVAL_CACHE - 1)]);
+            }
             self.keys.push(key);
             let reduce = if depth >= 3 && !capture && !m.promotes() {
                 self.reduction(n, depth, pv_node, us, m, ply)
@@ -545,6 +549,21 @@ const fn ln(mut x: f64) -> f64 {
         i += 2.0;
     }
     k * std::f64::consts::LN_2 + 2.0 * sum
+}
+
+/// Asks the processor to bring `r`'s cache line in (as [`Table::prefetch`]): the value
+/// cache's probe waited for it, 6 % of the search's samples on the compare (`perf annotate`).
+#[inline(always)]
+fn prefetch<T>(r: &T) {
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    // SAFETY: a prefetch is a hint that never faults; the address is a reference's anyway.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(r).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = r;
 }
 
 /// The index of the best-scored move not yet picked; its score is used up.
