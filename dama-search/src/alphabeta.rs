@@ -23,6 +23,9 @@ const EVAL_CACHE: usize = 1 << 14;
 /// The value of an empty slot of the cache (never an evaluation, which is within ±20,000).
 const NO_VALUE: i32 = i32::MIN;
 
+/// The plies above a node whose accumulators may be its start.
+const ANCESTORS: usize = 3;
+
 /// Nodes between two looks at the stop flag and the clock.
 const CHECK_EVERY: u64 = 256;
 
@@ -192,9 +195,10 @@ impl<'a, R: Rules> Worker<'a, R> {
         v
     }
 
-    /// The network's value of `pos` at `ply`, computed: its accumulator is made from the one
-    /// of the parent's ply or this ply's last, whichever differs by fewer pieces, or from
-    /// scratch, and evaluated in the same call.
+    /// The network's value of `pos` at `ply`, computed: its accumulator is made from this
+    /// ply's last or one of the [`ANCESTORS`] plies' above, whichever differs by fewest
+    /// pieces (the grandparent's when the parent was not evaluated), or from scratch, and
+    /// evaluated in the same call.
     #[inline(always)]
     fn net_value_computed(&mut self, net: &Network, pos: &Position, ply: usize) -> i32 {
         let now = Pieces::of(pos);
@@ -202,22 +206,24 @@ impl<'a, R: Rules> Worker<'a, R> {
         if same == 0 {
             return net.evaluate(&self.accs[ply], pos.turn());
         }
-        let fresh = now.count();
-        let parent = if ply > 0 {
-            self.acc_pieces[ply - 1].changes(&now)
-        } else {
-            u32::MAX
-        };
-        let v = if parent < same && parent < fresh {
-            let (below, here) = self.accs.split_at_mut(ply);
-            let from = &self.acc_pieces[ply - 1];
-            net.update_evaluate(&mut here[0], Some(&below[ply - 1]), from, &now, pos.turn())
-        } else if same < fresh {
-            let from = &self.acc_pieces[ply];
-            net.update_evaluate(&mut self.accs[ply], None, from, &now, pos.turn())
-        } else {
+        // The nearest of the plies above whose accumulator differs by fewest pieces.
+        let (mut from, mut cost) = (ply, same);
+        for a in (ply.saturating_sub(ANCESTORS)..ply).rev() {
+            let c = self.acc_pieces[a].changes(&now);
+            if c < cost {
+                (from, cost) = (a, c);
+            }
+        }
+        let v = if cost >= now.count() {
             self.accs[ply] = net.refresh(pos);
             net.evaluate(&self.accs[ply], pos.turn())
+        } else if from == ply {
+            let old = &self.acc_pieces[ply];
+            net.update_evaluate(&mut self.accs[ply], None, old, &now, pos.turn())
+        } else {
+            let (above, here) = self.accs.split_at_mut(ply);
+            let old = &self.acc_pieces[from];
+            net.update_evaluate(&mut here[0], Some(&above[from]), old, &now, pos.turn())
         };
         self.acc_pieces[ply] = now;
         v
