@@ -167,6 +167,13 @@ fn push_features(list: &mut [u8; 32], n: &mut usize, kind: usize, mut bits: u64)
 /// `f ^ 95` ([`mirror_feature`] in one operation).
 const MIRROR: usize = 0b101_1111;
 
+/// The first-layer column of perspective `p` (0 White, 1 Black) for a feature `f` of
+/// White's perspective (what [`Network::changed`] lists).
+#[inline(always)]
+fn column(p: usize, f: u8) -> usize {
+    (usize::from(f) ^ if p == 0 { 0 } else { MIRROR }) & (INPUTS - 1)
+}
+
 /// The features on for the side to move's perspective (own men, own kings, the opponent's
 /// men, the opponent's kings, squares from its side), in increasing order.
 pub fn active_features(pos: &Position) -> Vec<u8> {
@@ -468,20 +475,15 @@ impl Network {
                 // SAFETY: `k < CHUNKS`: the read lies inside the half's `HIDDEN` values.
                 *r = unsafe { _mm256_loadu_si256(base.add(k)) };
             }
-            let flip = if p == 0 { 0 } else { MIRROR };
             for &g in &gone[..ng] {
-                let col = self.w1[(usize::from(g) ^ flip) & (INPUTS - 1)]
-                    .as_ptr()
-                    .cast::<__m256i>();
+                let col = self.w1[column(p, g)].as_ptr().cast::<__m256i>();
                 for (k, r) in regs.iter_mut().enumerate() {
                     // SAFETY: `k < CHUNKS`: the read lies inside the column.
                     *r = _mm256_sub_epi16(*r, unsafe { _mm256_loadu_si256(col.add(k)) });
                 }
             }
             for &c in &came[..nc] {
-                let col = self.w1[(usize::from(c) ^ flip) & (INPUTS - 1)]
-                    .as_ptr()
-                    .cast::<__m256i>();
+                let col = self.w1[column(p, c)].as_ptr().cast::<__m256i>();
                 for (k, r) in regs.iter_mut().enumerate() {
                     // SAFETY: `k < CHUNKS`: the read lies inside the column.
                     *r = _mm256_add_epi16(*r, unsafe { _mm256_loadu_si256(col.add(k)) });
@@ -513,15 +515,13 @@ impl Network {
         for p in 0..2 {
             let mut regs = load_half(src.map_or(&dst.0[p], |s| &s.0[p]));
             for &g in &gone[..ng] {
-                let g = usize::from(g);
-                let col = load_half(&self.w1[feature(p, g / 32, g % 32)]);
+                let col = load_half(&self.w1[column(p, g)]);
                 for (r, c) in regs.iter_mut().zip(col) {
                     *r = i16x8_sub(*r, c);
                 }
             }
             for &c in &came[..nc] {
-                let c = usize::from(c);
-                let col = load_half(&self.w1[feature(p, c / 32, c % 32)]);
+                let col = load_half(&self.w1[column(p, c)]);
                 for (r, c) in regs.iter_mut().zip(col) {
                     *r = i16x8_add(*r, c);
                 }
@@ -590,12 +590,10 @@ impl Network {
                 *out = src.0[p];
             }
             for &g in &gone[..ng] {
-                let g = usize::from(g);
-                sub(out, &self.w1[feature(p, g / 32, g % 32)]);
+                sub(out, &self.w1[column(p, g)]);
             }
             for &c in &came[..nc] {
-                let c = usize::from(c);
-                add(out, &self.w1[feature(p, c / 32, c % 32)]);
+                add(out, &self.w1[column(p, c)]);
             }
         }
     }
