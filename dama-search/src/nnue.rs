@@ -193,7 +193,7 @@ pub fn mirror_feature(f: u8) -> u8 {
     (kind ^ 2) * 32 + (31 - sq)
 }
 
-/// The pieces an accumulator is made of: the sets of [`sets`] (White's men, White's kings,
+/// The pieces an accumulator is made of: the four sets (White's men, White's kings,
 /// Black's men, Black's kings). The empty board's accumulator is the bias alone
 /// ([`Network::bias`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
