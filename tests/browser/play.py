@@ -265,11 +265,33 @@ def check_retry(page, errors):
     """A reply lost on the way (the connection dropped, every try) leaves a Retry button that
     goes on with the game."""
     seen = len(errors)
-    page.route("**/api/games/*/reply", lambda route: route.abort())
+    aborted = []
+
+    def lose(route):
+        aborted.append(time.time())
+        route.abort()
+
+    page.route("**/api/games/*/reply", lose)
     page.click('#squares .square[data-sq="22"]')
     page.wait_for_selector("#marks .dot")
     page.click('#squares .square[data-sq="18"]')
-    page.wait_for_selector("#retry-row:not(.hidden)", timeout=20000)
+    began = time.time()
+    # The page tries 4 times, 1, 2 and 4 s apart, after its engine searched the reply (the
+    # module compiled and started first). The bound is for a machine under load; on a failure
+    # the page's state says where it stood.
+    try:
+        page.wait_for_selector("#retry-row:not(.hidden)", timeout=90000)
+    except Exception as e:
+        raise AssertionError(
+            f"no Retry button {time.time() - began:.0f} s after the move: "
+            f"{len(aborted)} replies lost, status {page.inner_text('#status')!r}, "
+            f"busy {page.evaluate('document.body.dataset.busy')!r}, "
+            f"ply {page.evaluate('document.body.dataset.ply')!r}, "
+            f"{page.evaluate('document.visibilityState')}, "
+            f"console {errors[seen:]}") from e
+    print(f"browser: Retry offered {time.time() - began:.1f} s after the move, "
+          f"{len(aborted)} replies lost", flush=True)
+    check(len(aborted) == 4, f"the reply was asked {len(aborted)} times, expected 4")
     # One state, one message: the status says it (not "thinking"), the message line is empty.
     said = page.inner_text("#status")
     check(said == "The server did not answer. Press Retry to go on.", f"after the lost replies: {said!r}")
@@ -277,7 +299,7 @@ def check_retry(page, errors):
     check(page.inner_text("#retry") == "Retry", "the Retry button")
     page.unroute("**/api/games/*/reply")
     page.click("#retry")
-    page.wait_for_function("document.body.dataset.ply === '2'", timeout=20000)
+    page.wait_for_function("document.body.dataset.ply === '2'", timeout=60000)
     wait_ready(page)
     check(page.is_hidden("#retry-row"), "the Retry button goes once the reply came")
     # The aborted requests' console lines are this check's own.
