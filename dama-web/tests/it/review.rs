@@ -334,17 +334,20 @@ fn long_game(plies: usize) -> String {
 }
 
 // The review must outlast the player's move and reply (a few milliseconds): 15,000 nodes a
-// position over 40 and more plies takes a few seconds in the test build.
+// position over 400 and more positions takes a second or more in the test build. The game the
+// engine plays against itself at depth 2 is as long as its evaluation makes it (48 plies
+// with the net t6): the PDN holds as many copies of it as give 400 plies.
 #[test]
 fn a_long_review_does_not_stall_the_players() {
     let server = Arc::new(Running::start(opts()));
-    let text = long_game(200);
-    let plies = pdn::read_str(&text, Variant::Italian)
+    let game = long_game(200);
+    let plies = pdn::read_str(&game, Variant::Italian)
         .remove(0)
         .unwrap()
         .moves
         .len();
-    assert!(plies >= 40, "{plies} plies");
+    assert!(plies >= 20, "{plies} plies");
+    let text = vec![game; 400usize.div_ceil(plies)].join("\n");
     let done = Arc::new(AtomicBool::new(false));
     let reviewer = {
         let (server, done) = (Arc::clone(&server), Arc::clone(&done));
