@@ -389,6 +389,19 @@ fn count_quiet<R: Rules, S: Side>(v: &View) -> u64 {
     n as u64
 }
 
+/// Whether the side to move has a quiet move: an empty square one step ahead of a man or
+/// beside a king (a flying king's longer moves pass over that square).
+#[inline(always)]
+fn has_quiet<S: Side>(v: &View) -> bool {
+    let mut reach = shift(v.men, S::FORWARD[0]) | shift(v.men, S::FORWARD[1]);
+    if v.kings != 0 {
+        for d in DIRS {
+            reach |= shift(v.kings, d);
+        }
+    }
+    reach & v.empty != 0
+}
+
 /// Calls `f` with the position after each quiet move when the side to move has no capture;
 /// otherwise appends its legal captures to `list` and returns `true`.
 ///
@@ -610,7 +623,25 @@ impl Position {
         }
     }
 
+    /// Whether the side to move has a move that is not a capture (the same in every variant:
+    /// a man steps forward, a king any way), legal only when no capture is pending: with [`must_capture`](Self::must_capture) it says whether
+    /// the side to move has any legal move, and nothing is listed (the search's leaves).
+    ///
+    /// ```
+    /// use dama_rules::{variant::Italian, Position};
+    /// let start = Position::start();
+    /// assert!(start.has_quiet_move() && !start.must_capture::<Italian>());
+    /// ```
+    #[inline]
+    pub fn has_quiet_move(&self) -> bool {
+        match self.turn {
+            Color::White => has_quiet::<WhiteSide>(&View::of::<WhiteSide>(self)),
+            Color::Black => has_quiet::<BlackSide>(&View::of::<BlackSide>(self)),
+        }
+    }
+
     /// Whether the side to move must capture under rules `R`.
+    #[inline]
     pub fn must_capture<R: Rules>(&self) -> bool {
         match self.turn {
             Color::White => can_capture::<R, WhiteSide>(&View::of::<WhiteSide>(self)),

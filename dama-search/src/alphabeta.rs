@@ -266,6 +266,32 @@ impl<'a, R: Rules> Worker<'a, R> {
         }
     }
 
+    /// The value of a node at the horizon with no capture pending: what [`search`](Self::search)
+    /// would return there, in the same order (no move, the draws, the tables, the mate
+    /// distance, the static value), without listing the moves: most nodes are such leaves.
+    #[inline(always)]
+    fn quiet_leaf(&mut self, pos: &Position, alpha: i32, beta: i32, ply: usize, quiet: u32) -> i32 {
+        if !pos.has_quiet_move() {
+            return -WIN + ply as i32;
+        }
+        if quiet >= self.no_progress || self.repeats(quiet) {
+            return self.draw(ply);
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.static_value(pos, ply, quiet);
+        }
+        if ply > 0 {
+            if let Some(v) = self.probe_endgame(pos, ply, quiet) {
+                return v;
+            }
+        }
+        let alpha = alpha.max(-WIN + ply as i32);
+        if alpha >= beta.min(WIN - ply as i32 - 1) {
+            return alpha;
+        }
+        self.static_value(pos, ply, quiet)
+    }
+
     /// Searches `pos` (whose hash is the last of `keys`) to `depth` plies.
     #[allow(clippy::too_many_arguments)]
     pub fn search(
@@ -284,6 +310,9 @@ impl<'a, R: Rules> Worker<'a, R> {
             return 0;
         }
         self.seldepth = self.seldepth.max(ply);
+        if depth <= 0 && !pos.must_capture::<R>() {
+            return self.quiet_leaf(pos, alpha, beta, ply, quiet);
+        }
         let mut list = MoveList::new();
         pos.generate::<R>(&mut list);
         if list.is_empty() {

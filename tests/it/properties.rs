@@ -65,6 +65,28 @@ fn sorted(mut moves: Vec<Move>) -> Vec<Move> {
 fn check_position<R: Rules>(pos: &Position) {
     let moves = pos.moves::<R>();
     assert_eq!(pos.count_moves::<R>(), moves.len() as u64, "{pos:?}");
+    // A quiet move, found square by square: an empty diagonal neighbour ahead of a man or
+    // anywhere beside a king.
+    let quiet = Square::ALL.iter().any(|&sq| {
+        let Some(piece) = pos.piece_at(sq).filter(|p| p.color == pos.turn()) else {
+            return false;
+        };
+        let ahead: i8 = if pos.turn() == Color::White { -1 } else { 1 };
+        [(ahead, -1), (ahead, 1), (-ahead, -1), (-ahead, 1)]
+            .iter()
+            .take(if piece.role == Role::King { 4 } else { 2 })
+            .any(|&(dr, dc)| {
+                let (r, c) = (sq.row() as i8 + dr, sq.column() as i8 + dc);
+                (0..8).contains(&r)
+                    && (0..8).contains(&c)
+                    && Square::from_coords(r as u8, c as u8)
+                        .is_some_and(|t| pos.piece_at(t).is_none())
+            })
+    });
+    assert_eq!(pos.has_quiet_move(), quiet, "{pos:?}");
+    if !pos.must_capture::<R>() {
+        assert_eq!(quiet, !moves.is_empty(), "{pos:?}");
+    }
     // Hash: incremental equals fresh.
     let h = pos.hash();
     for &m in &moves {
