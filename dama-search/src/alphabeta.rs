@@ -292,6 +292,19 @@ impl<'a, R: Rules> Worker<'a, R> {
         self.static_value(pos, ply, quiet)
     }
 
+    /// Asks for the memory a child of hash `key` of a node searched to `depth` will read: its
+    /// table bucket, and its cached network value when the child is at the horizon or in
+    /// reach of reverse futility.
+    #[inline(always)]
+    fn prefetch_child(&self, key: u64, depth: i32) {
+        if depth > i32::from(self.control.knobs.tt_depth) {
+            self.tt.prefetch(key);
+        }
+        if self.net.is_some() && depth <= i32::from(self.control.knobs.rfp) + 1 {
+            prefetch(&self.eval_cache[key as usize & (EVAL_CACHE - 1)]);
+        }
+    }
+
     /// Searches `pos` (whose hash is the last of `keys`) to `depth` plies.
     #[allow(clippy::too_many_arguments)]
     pub fn search(
@@ -395,19 +408,23 @@ impl<'a, R: Rules> Worker<'a, R> {
         let mut best = -INFINITE;
         let mut best_index = None;
         let us = pos.turn();
+        // The scores do not change during the loop, so the next move is known while this one
+        // is searched: its child's table bucket and cached value are asked for one move
+        // ahead, and are in the cache by the time it is searched.
+        let parent = key;
+        let mut next = pick(list.len(), &mut self.scores[ply]);
+        let mut next_key = pos.hash_after(parent, list[next]);
+        self.prefetch_child(next_key, depth);
         for n in 0..list.len() {
-            let i = pick(list.len(), &mut self.scores[ply]);
+            let (i, key) = (next, next_key);
             let m = list[i];
+            if n + 1 < list.len() {
+                next = pick(list.len(), &mut self.scores[ply]);
+                next_key = pos.hash_after(parent, list[next]);
+                self.prefetch_child(next_key, depth);
+            }
             let child = pos.after(m);
             let child_quiet = self.quiet_after(pos, m, quiet);
-            let key = pos.hash_after(key, m);
-            if depth > i32::from(self.control.knobs.tt_depth) {
-                self.tt.prefetch(key);
-            }
-            // A child at the horizon or in reach of reverse futility asks the network.
-            if self.net.is_some() && depth <= i32::from(self.control.knobs.rfp) + 1 {
-                prefetch(&self.eval_cache[key as usize & (EVAL_CACHE - 1)]);
-            }
             self.keys.push(key);
             let reduce = if depth >= 3 && !capture && !m.promotes() {
                 self.reduction(n, depth, pv_node, us, m, ply)
