@@ -624,8 +624,9 @@ impl Position {
     }
 
     /// Whether the side to move has a move that is not a capture (the same in every variant:
-    /// a man steps forward, a king any way), legal only when no capture is pending: with [`must_capture`](Self::must_capture) it says whether
-    /// the side to move has any legal move, and nothing is listed (the search's leaves).
+    /// a man steps forward, a king any way), legal only when no capture is pending: with
+    /// [`must_capture`](Self::must_capture) it says whether the side to move has any legal
+    /// move, and nothing is listed (the search's leaves).
     ///
     /// ```
     /// use dama_rules::{variant::Italian, Position};

@@ -196,17 +196,7 @@ impl Position {
     /// `debug_assert!` in debug builds when the mover is not the side to move).
     #[inline]
     pub fn play_unchecked(&mut self, m: Move) {
-        let us = self.turn.index();
-        let from = 1u64 << m.from;
-        let to = 1u64 << m.to;
-        debug_assert!(self.pieces[us] & from != 0, "{m:?} moves no piece of ours");
-        let king = ((self.kings & from != 0) | m.promotes) as u64;
-        // `from` may equal `to` when a capture loops back to its start square.
-        self.pieces[us] = self.pieces[us] & !from | to;
-        self.pieces[us ^ 1] &= !m.captured;
-        self.kings &= !(m.captured | from);
-        self.kings |= to * king;
-        self.turn = !self.turn;
+        *self = self.after(m);
     }
 
     /// [`Position::play_unchecked`] for a side known at compile time, so that the piece sets
@@ -266,6 +256,7 @@ impl Position {
         };
         debug_assert!(us & from != 0, "{m:?} moves no piece of ours");
         let king = ((self.kings & from != 0) | m.promotes) as u64;
+        // `from` may equal `to` when a capture loops back to its start square.
         let us = (us & !from) | to;
         let them = them & !m.captured;
         Position {
