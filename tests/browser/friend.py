@@ -53,6 +53,8 @@ import urllib.request
 
 from playwright.sync_api import sync_playwright
 
+import serving
+
 DEADLINE = 90  # seconds for the whole test
 
 
@@ -311,8 +313,8 @@ def check_error_texts(server, page):
 
 def new_context(browser, locale="en-US"):
     # The page forbids eval; wait_for_function needs it.
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale=locale,
-                              bypass_csp=True)
+    ctx = serving.routed_context(browser, viewport={"width": 1280, "height": 800}, locale=locale,
+                                 bypass_csp=True)
     page = ctx.new_page()
     page.set_default_timeout(15000)
     errors = []

@@ -52,6 +52,9 @@ SHOT_AT = 6  # the player's move at which the screenshots are taken
 
 
 Server = serving.Server
+# Whether the page's game is one the browser keeps (carried over from the server).
+KEPT_HERE = ("(() => { try { return Object.keys(JSON.parse(localStorage.getItem('dama.local-games')"
+             " || '{}')).includes(document.body.dataset.gameId); } catch (e) { return null; } })()")
 check = serving.check
 
 
@@ -261,7 +264,7 @@ def check_stranger(browser, server, gid):
     context.close()
 
 
-def check_retry(page, errors):
+def check_retry(page, errors, failed):
     """A reply lost on the way (the connection dropped, every try) leaves a Retry button that
     goes on with the game."""
     seen = len(errors)
@@ -287,8 +290,10 @@ def check_retry(page, errors):
             f"{len(aborted)} replies lost, status {page.inner_text('#status')!r}, "
             f"busy {page.evaluate('document.body.dataset.busy')!r}, "
             f"ply {page.evaluate('document.body.dataset.ply')!r}, "
-            f"{page.evaluate('document.visibilityState')}, "
-            f"console {errors[seen:]}") from e
+            f"{page.evaluate('document.visibilityState')}, game "
+            f"{page.evaluate('document.body.dataset.gameId')!r} "
+            f"(kept in the browser: {page.evaluate(KEPT_HERE)}), "
+            f"console {errors[seen:]}, failed requests {failed}") from e
     print(f"browser: Retry offered {time.time() - began:.1f} s after the move, "
           f"{len(aborted)} replies lost", flush=True)
     check(len(aborted) == 4, f"the reply was asked {len(aborted)} times, expected 4")
@@ -315,11 +320,12 @@ def main():
         with sync_playwright() as pw:
             browser = pw.chromium.launch(
                 executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-            context = browser.new_context(
-                viewport={"width": 1280, "height": 800}, locale="en-US",
+            context = serving.routed_context(
+                browser, viewport={"width": 1280, "height": 800}, locale="en-US",
                 # The page forbids eval; wait_for_function needs it.
                 bypass_csp=True)
             page = context.new_page()
+            failed = serving.watch_failures(page)
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -332,7 +338,7 @@ def main():
             check_names_and_keyboard(page)
             choose_novice(page)
             # The first move (22-18) creates the game; its reply is lost, then retried.
-            check_retry(page, errors)
+            check_retry(page, errors, failed)
             check_reload(server, page)
             check_stranger(browser, server, page.evaluate("document.body.dataset.gameId"))
 

@@ -46,6 +46,30 @@ class Server:
             raise SystemExit(f"dama serve exited with status {code} after Ctrl-C")
 
 
+# Chromium tells a page it is offline (`navigator.onLine` false) on a machine whose only
+# network interface is loopback, as CI's is; a page that loses a request then carries its game
+# into the browser, by design. The checks that drop or refuse requests mean a connection lost
+# while online: their pages are told so.
+ONLINE = ("Object.defineProperty(Navigator.prototype, 'onLine',"
+          " { get: () => true, configurable: true });")
+
+
+def routed_context(browser, **options):
+    """A browser context for checks that route the page's requests: told it is online (see
+    ONLINE), and without the service worker, whose requests Playwright's routes may not see."""
+    context = browser.new_context(service_workers="block", **options)
+    context.add_init_script(ONLINE)
+    return context
+
+
+def watch_failures(page):
+    """The requests of `page` that failed, as `METHOD path: reason` lines, kept from now on."""
+    failed = []
+    page.on("requestfailed", lambda r: failed.append(
+        f"{r.method} {re.sub(r'^https?://[^/]+', '', r.url)}: {r.failure}"))
+    return failed
+
+
 def check(cond, what):
     if not cond:
         raise AssertionError(what)

@@ -319,8 +319,8 @@ def main():
         with sync_playwright() as pw:
             browser = pw.chromium.launch(
                 executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-            context = browser.new_context(
-                viewport={"width": 1280, "height": 800}, locale="en-US", bypass_csp=True)
+            context = serving.routed_context(
+                browser, viewport={"width": 1280, "height": 800}, locale="en-US", bypass_csp=True)
             page = context.new_page()
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
