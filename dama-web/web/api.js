@@ -23,8 +23,32 @@ let seat = null;
 const STATIC = !!document.querySelector('meta[name="dama-static"]');
 let offline = STATIC;
 
-// Back online: the server again, for what is not kept in this browser.
-window.addEventListener('online', () => { offline = STATIC; });
+/// How often a page that lost its server asks whether it is back.
+const PROBE_MS = 10000;
+let probe = null;
+
+/// The server again, for what is not kept in this browser (a game already carried into the
+/// browser stays there).
+function backOnline() {
+  offline = STATIC;
+  if (probe) { clearInterval(probe); probe = null; }
+}
+
+/// No server from now on, until it answers again. The browser's `online` event is not
+/// enough to bring the page back: on a machine whose only network is loopback (a laptop
+/// with `dama serve` and no network) Chromium says offline all along and never says online,
+/// so the page asks the server's /healthz (never kept by the service worker) now and then.
+function goOffline() {
+  offline = true;
+  if (STATIC || probe) return;
+  probe = setInterval(() => {
+    fetch('/healthz', { cache: 'no-store' })
+      .then((res) => { if (res.ok) backOnline(); })
+      .catch(() => { /* still no server */ });
+  }, PROBE_MS);
+}
+
+window.addEventListener('online', backOnline);
 
 /// Whether the page runs without a server (a static copy, or the network gone).
 export function serverless() {
@@ -106,7 +130,7 @@ export async function api(method, path, body, as) {
     // connection) is the page's to retry: its game stays the server's.
     const gone = navigator.onLine === false;
     if (!answerable(method, path) && !(gone && await adopt(path))) throw e;
-    if (gone) offline = true;
+    if (gone) goOffline();
     return local(method, path, body);
   }
   if (res.status === 204) return null;

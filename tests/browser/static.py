@@ -12,6 +12,10 @@ Usage: static.py DAMA_BINARY
    at each level, Novice to Hard, is played through the page's own API client (`/api.js`):
    the game against the computer is kept and searched in the browser; once back online the
    server's /metrics has counted no search and no game.
+3. `DAMA_BINARY serve`, the page told it is offline all along (as Chromium says on a machine
+   whose only network is loopback) and one request lost: the new game is made in the
+   browser; once the server answers again, with no `online` event, new games are the
+   server's again.
 
 Exit status 0 when every check passes; the first failure raises with what was seen.
 """
@@ -206,6 +210,80 @@ def check_offline_games(browser, binary, started):
         server.stop()
 
 
+# A new game through the page's API client: its id, whether the page now runs without a
+# server, and whether this browser keeps the game.
+NEW_GAME = """
+async () => {
+  const { api, serverless } = await import('/api.js');
+  const game = await api('POST', '/api/games', { level: 'novice' });
+  const kept = JSON.parse(localStorage.getItem('dama.local-games') || '{}')[game.id];
+  return { id: game.id, serverless: serverless(), kept: !!kept };
+}
+"""
+
+
+def check_server_back(browser, binary, started):
+    """A page that believes it is offline all along (as Chromium on a machine whose only network
+    is loopback: a laptop running `dama serve` with no network) loses one request: its new game
+    is made in the browser. Once the server answers again, with no `online` event ever, new
+    games go to the server again, and the game carried into the browser stays there."""
+    server = serving.Server(binary)
+    try:
+        context = browser.new_context(service_workers="block")
+        context.add_init_script("Object.defineProperty(Navigator.prototype, 'onLine',"
+                                " { get: () => false, configurable: true });")
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url)
+        page.wait_for_selector("#pieces .piece", timeout=30000)
+        down = {"on": True}
+
+        def drop(route):
+            if down["on"]:
+                route.abort()
+            else:
+                route.continue_()
+
+        page.route("**/api/games", drop)
+        page.route("**/healthz", drop)
+        lost = page.evaluate(NEW_GAME)
+        check(lost["serverless"] and lost["kept"],
+              f"a lost request with the browser offline: {lost}")
+        check(serving.live_games(server) == 0, "the server has the game made in the browser")
+        # Still down: the page keeps asking the browser's engine.
+        time.sleep(12)
+        again = page.evaluate(NEW_GAME)
+        check(again["serverless"] and again["kept"], f"the server still gone: {again}")
+        down["on"] = False
+        t0 = time.time()
+        back = None
+        while time.time() - t0 < 30:
+            time.sleep(1)
+            if not page.evaluate("import('/api.js').then((m) => m.serverless())"):
+                back = time.time() - t0
+                break
+        check(back is not None, "the page did not find its server again within 30 s")
+        fresh = page.evaluate(NEW_GAME)
+        check(not fresh["serverless"] and not fresh["kept"] and serving.live_games(server) == 1,
+              f"a new game once the server answers: {fresh}, "
+              f"{serving.live_games(server)} live games on the server")
+        # The game carried into the browser stays there, answered by its engine.
+        kept = page.evaluate("""async (id) => {
+          const { api } = await import('/api.js');
+          const g = await api('GET', `/api/games/${id}`);
+          return g.id === id && g.turn === 'player';
+        }""", lost["id"])
+        check(kept, f"the game kept in the browser was lost: {lost['id']}")
+        check(not errors, f"page errors: {errors}")
+        print(f"offline by the browser's word, a lost request: the game made in the browser; "
+              f"the server found again {back:.0f} s after it answered, the next game its own")
+        check(time.time() - started < DEADLINE, "over the deadline")
+        context.close()
+    finally:
+        server.stop()
+
+
 def main():
     binary = sys.argv[1]
     started = time.time()
@@ -216,6 +294,7 @@ def main():
                   "--disable-component-update", "--disable-sync", "--no-first-run"])
         check_static(browser, binary)
         check_offline_games(browser, binary, started)
+        check_server_back(browser, binary, started)
         browser.close()
     print(f"static.py: every check passed in {time.time() - started:.0f} s")
 
