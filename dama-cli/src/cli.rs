@@ -723,6 +723,10 @@ pub enum TuneAction {
         /// The checkpoint written after every epoch, and read first if it exists (resume).
         #[arg(long)]
         checkpoint: Option<PathBuf>,
+        /// Start from this net file's weights rather than random ones (a checkpoint that
+        /// exists still wins: it resumes the run).
+        #[arg(long)]
+        from: Option<PathBuf>,
         /// The net file to write.
         #[arg(long)]
         out: PathBuf,

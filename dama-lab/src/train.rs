@@ -126,6 +126,33 @@ impl FloatNet {
         FloatNet { params }
     }
 
+    /// The weights of an engine net as floats (each integer divided by its scale), to train
+    /// on from it (`dama tune train --from`): [`FloatNet::quantize`] gives the same integers
+    /// back.
+    pub fn from_network(net: &Network) -> FloatNet {
+        let mut params = vec![0.0f32; PARAMS];
+        let (qa, qb, qo) = (QA as f32, QB as f32, QO as f32);
+        for (f, col) in net.w1.iter().enumerate() {
+            for (h, &v) in col.iter().enumerate() {
+                params[W1 + f * HIDDEN + h] = f32::from(v) / qa;
+            }
+        }
+        for (h, &v) in net.b1.iter().enumerate() {
+            params[B1 + h] = f32::from(v) / qa;
+        }
+        for (j, row) in net.w2.iter().enumerate() {
+            for (i, &v) in row.iter().enumerate() {
+                params[W2 + j * 2 * HIDDEN + i] = f32::from(v) / qb;
+            }
+        }
+        for j in 0..TAIL {
+            params[B2 + j] = (f64::from(net.b2[j]) / f64::from(QA * QB)) as f32;
+            params[W3 + j] = net.w3[j] as f32 / qo;
+        }
+        params[B3] = (f64::from(net.b3) / f64::from(QA * QO)) as f32;
+        FloatNet { params }
+    }
+
     /// The tail's weights rearranged for [`FloatNet::evaluate_with`] (made once a batch).
     pub fn tail_by_input(&self) -> TailByInput {
         let mut t = vec![0.0f32; 2 * HIDDEN * TAIL];
@@ -638,6 +665,20 @@ mod tests {
             out += p[W3 + j] * s.clamp(0.0, 1.0);
         }
         100.0 * out
+    }
+
+    #[test]
+    fn a_net_read_back_as_floats_quantizes_to_the_same_integers() {
+        for seed in 0..3 {
+            let net = FloatNet::new(seed).quantize(Variant::Italian);
+            let back = FloatNet::from_network(&net).quantize(Variant::Italian);
+            assert_eq!(back.to_bytes(), net.to_bytes());
+        }
+        let embedded = dama_search::weights::network(Variant::Italian)
+            .and_then(|w| w.net())
+            .expect("the embedded net");
+        let back = FloatNet::from_network(embedded).quantize(Variant::Italian);
+        assert_eq!(back.to_bytes(), embedded.to_bytes());
     }
 
     #[test]

@@ -82,6 +82,7 @@ pub fn run(action: TuneAction) -> Result<Status, CliError> {
             threads,
             seed,
             checkpoint,
+            from,
             out,
         } => {
             let config = TrainConfig {
@@ -93,7 +94,13 @@ pub fn run(action: TuneAction) -> Result<Status, CliError> {
                 threads: threads.unwrap_or_else(processors).max(1),
                 seed,
             };
-            train(&samples, &config, checkpoint.as_deref(), &out)
+            train(
+                &samples,
+                &config,
+                checkpoint.as_deref(),
+                from.as_deref(),
+                &out,
+            )
         }
     }
 }
@@ -129,10 +136,30 @@ fn train(
     samples: &[std::path::PathBuf],
     config: &TrainConfig,
     checkpoint: Option<&Path>,
+    from: Option<&Path>,
     out: &Path,
 ) -> Result<Status, CliError> {
     let start = Instant::now();
     let (variant, games) = read_all(samples)?;
+    let initial = match from {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+            let net = dama_search::nnue::Network::from_bytes(&bytes)
+                .map_err(|e| CliError::Usage(format!("--from {}: {e}", path.display())))?;
+            if net.variant != variant {
+                return Err(CliError::Usage(format!(
+                    "--from {}: a net for {}, the samples are of {}: expected a net of the \
+                     samples' variant",
+                    path.display(),
+                    net.variant.name(),
+                    variant.name()
+                )));
+            }
+            Some(FloatNet::from_network(&net))
+        }
+        None => None,
+    };
     let mut trainer = Trainer::new(&games, config);
     drop(games);
     let [n, held] = trainer.positions();
@@ -155,7 +182,7 @@ fn train(
             eprintln!("resuming {} after epoch {}", path.display(), st.epoch);
             (net, Some(st))
         }
-        None => (FloatNet::new(config.seed), None),
+        None => (initial.unwrap_or_else(|| FloatNet::new(config.seed)), None),
     };
     let before = trainer.held_out_loss(&net);
     eprintln!("held-out loss {before:.6} before");

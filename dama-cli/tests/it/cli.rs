@@ -489,6 +489,7 @@ fn extreme_arguments_never_panic_and_errors_quote_them() {
         vec!["tune", "train", &samples, "--out", &out, "--epochs", "V"],
         vec!["tune", "train", &samples, "--out", &out, "--batch", "V"],
         vec!["tune", "train", "V", "--out", &out],
+        vec!["tune", "train", &samples, "--out", &out, "--from", "V"],
         vec!["bench", "--depth", "1", "--knobs", "V"],
         vec!["bench", "--depth", "1", "--eval-file", "V"],
         vec!["play", "--plain", "--fen", "V"],
@@ -595,6 +596,47 @@ fn tune_train_writes_a_net_that_bench_loads_and_a_corrupt_one_is_refused() {
     // Resuming a finished run trains no more epochs.
     let o = dama_os(&train, &dir);
     assert!(String::from_utf8_lossy(&o.stderr).contains("resuming"));
+    // Going on from a net file: with no epoch the same net comes out; a file that is not a
+    // net is refused with its name.
+    let from = |src: &str, epochs: &str, out: &str| {
+        os(&[
+            "tune",
+            "train",
+            "s.samples",
+            "--epochs",
+            epochs,
+            "--batch",
+            "64",
+            "--threads",
+            "1",
+            "--holdout",
+            "3",
+            "--from",
+            src,
+            "--out",
+            out,
+        ])
+    };
+    let o = dama_os(&from("t.nnue", "0", "same.nnue"), &dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        std::fs::read(dir.join("same.nnue")).unwrap(),
+        std::fs::read(dir.join("t.nnue")).unwrap()
+    );
+    let o = dama_os(&from("t.nnue", "1", "more.nnue"), &dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ne!(
+        std::fs::read(dir.join("more.nnue")).unwrap(),
+        std::fs::read(dir.join("t.nnue")).unwrap()
+    );
+    let o = dama_os(&from("s.samples", "1", "no.nnue"), &dir);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--from s.samples") && err.contains("DAMANNUE"),
+        "{err}"
+    );
+    assert!(!dir.join("no.nnue").exists());
     let bench = os(&["bench", "--depth", "3", "--eval-file", "t.nnue"]);
     let o = dama_os(&bench, &dir);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
