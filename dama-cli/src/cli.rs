@@ -422,7 +422,9 @@ Annotator tag.")]
     /// `depth:N`, `nodes:N`, `time:SECONDS` or `clock` (on `--clock` alone), each optionally
     /// followed by `/switches`: the search's knobs (`hand=1`: the hand-set evaluation) and
     /// `weights=FILE` (the weights a `dama tune fit` wrote); or `hub:<command>`, any Hub
-    /// engine. Each opening is played twice, once with each colour.
+    /// engine. Each opening is played twice, once with each colour; a match longer than its
+    /// openings plays them again with two moves of choice more, different ones each time
+    /// round, so that players limited by nodes or depth do not repeat their games.
     #[command(after_help = "Examples:
   dama match level:strong level:normal --games 100 --concurrency 2
   dama match nodes:20000/weights=my.weights nodes:20000 --games 400   fitted weights v shipped

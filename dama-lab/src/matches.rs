@@ -231,6 +231,76 @@ pub fn opening_lines(variant: Variant, plies: usize) -> Vec<Vec<Move>> {
     out
 }
 
+/// The continuations of the opening `moves` from `start` by two moves of choice (a forced
+/// move, the only legal one, is played on without counting), the quiet ones first (no
+/// capture among them and none pending after), each kind in an order shuffled by `seed`:
+/// what a match adds to an opening it plays again. Two players limited by nodes or depth
+/// play the same two games from the same opening every time; without these a match longer
+/// than its openings repeats its games, and its error bars count each repeat as a new game.
+///
+/// ```
+/// use dama_rules::{Position, Variant};
+/// use dama_lab::matches::{continuations, italian_openings};
+/// let opening = &italian_openings()[0];
+/// let lines = continuations(Variant::Italian, &Position::start(), opening, 0);
+/// assert!(lines.len() > 10);
+/// assert_ne!(lines, continuations(Variant::Italian, &Position::start(), opening, 1));
+/// ```
+pub fn continuations(
+    variant: Variant,
+    start: &Position,
+    moves: &[Move],
+    seed: u64,
+) -> Vec<Vec<Move>> {
+    fn extend(
+        game: &mut Game,
+        choices: usize,
+        line: &mut Vec<Move>,
+        out: &mut [Vec<Vec<Move>>; 2],
+    ) {
+        if game.outcome().is_some() {
+            return;
+        }
+        let legal = game.legal_moves().clone();
+        if choices == 0 {
+            let quiet =
+                !legal.iter().any(|m| m.is_capture()) && !line.iter().any(|m| m.is_capture());
+            out[usize::from(!quiet)].push(line.clone());
+            return;
+        }
+        let left = if legal.len() > 1 {
+            choices - 1
+        } else {
+            choices
+        };
+        for &m in legal.iter() {
+            if game.play(m).is_ok() {
+                line.push(m);
+                extend(game, left, line, out);
+                line.pop();
+                game.undo();
+            }
+        }
+    }
+    let mut game = Game::from_position(variant, *start);
+    for &m in moves {
+        if game.play(m).is_err() {
+            return Vec::new();
+        }
+    }
+    let mut out = [Vec::new(), Vec::new()];
+    extend(&mut game, 2, &mut Vec::new(), &mut out);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for list in &mut out {
+        for i in (1..list.len()).rev() {
+            list.swap(i, rand::RngExt::random_range(&mut rng, 0..=i));
+        }
+    }
+    let [mut quiet, mut other] = out;
+    quiet.append(&mut other);
+    quiet
+}
+
 /// How a match is played.
 #[derive(Clone, Debug)]
 pub struct MatchConfig {

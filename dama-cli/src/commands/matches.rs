@@ -25,8 +25,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dama_lab::matches::{
-    italian_openings, opening_lines, play_match_streaming, EloBound, GameRecord, LevelPlayer,
-    MatchConfig, MatchResult, Player, SearchPlayer,
+    continuations, italian_openings, opening_lines, play_match_streaming, EloBound, GameRecord,
+    LevelPlayer, MatchConfig, MatchResult, Player, SearchPlayer,
 };
 use dama_lab::sprt::Sprt;
 use dama_rules::notation::fen;
@@ -198,6 +198,8 @@ pub struct Options {
 
 /// The pairs of a match with no limit on its games: more than any match plays.
 const NO_LIMIT: usize = usize::MAX / 8;
+/// The opening pairs a match varies (see `continuations`); a longer match cycles through them.
+const MAX_VARIED_PAIRS: usize = 100_000;
 
 /// The greatest common divisor.
 fn gcd(a: usize, b: usize) -> usize {
@@ -410,12 +412,38 @@ pub fn run(o: Options) -> Result<Status, CliError> {
     } else {
         openings.len() / gcd(openings.len(), n)
     };
-    let mine: Vec<Opening> = (0..my_pairs.min(period))
+    let mut mine: Vec<Opening> = (0..my_pairs.min(period))
         .map(|j| match openings.len() {
             0 => (Position::start(), Vec::new()),
             len => openings[(j * n + k - 1) % len].clone(),
         })
         .collect();
+    // Past the openings each comes back with two moves of choice more, different ones each
+    // time round (`continuations`, by the match's pair number, so that shards play the
+    // whole match's games): players limited by nodes or depth would otherwise play the very
+    // same games again.
+    let rounds = my_pairs.min(MAX_VARIED_PAIRS);
+    let len = openings.len();
+    if len > 0 && rounds > 0 && (rounds - 1) * n + k > len {
+        let mut lines: Vec<Option<Vec<Vec<Move>>>> = vec![None; len];
+        mine = (0..rounds)
+            .map(|j| {
+                let p = j * n + k - 1;
+                let (start, moves) = &openings[p % len];
+                let mut moves = moves.clone();
+                if p >= len {
+                    let lines = lines[p % len].get_or_insert_with(|| {
+                        let seed = o.seed ^ ((p % len) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                        continuations(o.variant, start, &moves, seed)
+                    });
+                    if !lines.is_empty() {
+                        moves.extend_from_slice(&lines[(p / len - 1) % lines.len()]);
+                    }
+                }
+                (*start, moves)
+            })
+            .collect();
+    }
     if let (0, Some((k, n))) = (my_pairs, o.shard) {
         return Err(CliError::Usage(format!(
             "--shard {k}/{n}: --games {} makes {pairs} opening pairs, none of them this \

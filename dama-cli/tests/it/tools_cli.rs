@@ -1103,3 +1103,88 @@ fn a_player_can_evaluate_with_a_weights_file() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_match_longer_than_its_openings_varies_them_and_shards_play_the_same_games() {
+    // Two openings, 12 games: pairs 3-6 play them again with two moves of choice more
+    // (different ones each time round), so players limited by nodes, which play the same
+    // game from the same position every time, do not repeat their games.
+    let list = temp("two_openings.txt");
+    std::fs::write(&list, "22-18 10-14\n21-17 12-16\n").unwrap();
+    let args = |shard: Option<&str>| {
+        let mut a = vec![
+            "nodes:60".to_string(),
+            "nodes:90".to_string(),
+            "--games".into(),
+            "12".into(),
+            "--openings".into(),
+            list.to_str().unwrap().into(),
+        ];
+        if let Some(s) = shard {
+            a.extend(["--shard".into(), s.into()]);
+        }
+        a
+    };
+    let run = |shard: Option<&str>, name: &str| {
+        let a = args(shard);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        match_games(&a, name, dama_rules::Variant::Italian).1
+    };
+    let whole = run(None, "varied_whole.pdn");
+    assert_eq!(whole.len(), 12);
+    let lines: Vec<String> = whole
+        .iter()
+        .map(|g| {
+            g.moves
+                .iter()
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    // Pairs 1 and 2 play the two openings (in the order the seed shuffles them), each pair
+    // after them the opening of pair (p mod 2) again.
+    let opening = |i: usize| lines[i].split(' ').take(2).collect::<Vec<_>>().join(" ");
+    assert_ne!(opening(0), opening(2));
+    for (i, line) in lines.iter().enumerate() {
+        assert!(
+            ["22-18 10-14", "21-17 12-16"].contains(&opening(i).as_str()),
+            "game {i}: {line}"
+        );
+        assert_eq!(opening(i), opening(i % 4), "game {i}");
+    }
+    // The same colour's games of an opening, round after round, all differ.
+    for i in 0..12 {
+        for j in (i + 4..12).step_by(4) {
+            assert_ne!(lines[i], lines[j], "games {i} and {j}");
+        }
+    }
+    // Three shards (3 does not divide the 2 openings' period) play the whole match's games.
+    let mut sharded: Vec<(String, String)> = Vec::new();
+    for shard in ["1/3", "2/3", "3/3"] {
+        for g in run(Some(shard), "varied_shard.pdn") {
+            let round = g
+                .tags
+                .iter()
+                .find(|(k, _)| k == "Round")
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default();
+            let moves = g
+                .moves
+                .iter()
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+                .join(" ");
+            sharded.push((round, moves));
+        }
+    }
+    sharded.sort_by_key(|(round, _)| {
+        let (pair, game) = round.split_once('.').unwrap_or((round.as_str(), "0"));
+        (
+            pair.parse::<u32>().unwrap_or(0),
+            game.parse::<u32>().unwrap_or(0),
+        )
+    });
+    let sharded: Vec<String> = sharded.into_iter().map(|(_, m)| m).collect();
+    assert_eq!(sharded, lines);
+}
