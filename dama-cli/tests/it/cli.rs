@@ -572,23 +572,23 @@ fn tune_train_writes_a_net_that_bench_loads_and_a_corrupt_one_is_refused() {
         "s.samples",
     ]);
     assert!(dama_os(&gen, &dir).status.success());
-    let train = os(&[
-        "tune",
-        "train",
-        "s.samples",
-        "--epochs",
-        "2",
-        "--batch",
-        "64",
-        "--threads",
-        "1",
-        "--holdout",
-        "3",
-        "--checkpoint",
-        "t.ckpt",
-        "--out",
-        "t.nnue",
-    ]);
+    // The options every run below shares, then its own.
+    let train_with = |own: &[&str]| {
+        let mut args = vec![
+            "tune",
+            "train",
+            "s.samples",
+            "--batch",
+            "64",
+            "--threads",
+            "1",
+            "--holdout",
+            "3",
+        ];
+        args.extend_from_slice(own);
+        os(&args)
+    };
+    let train = train_with(&["--epochs", "2", "--checkpoint", "t.ckpt", "--out", "t.nnue"]);
     let o = dama_os(&train, &dir);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -599,23 +599,7 @@ fn tune_train_writes_a_net_that_bench_loads_and_a_corrupt_one_is_refused() {
     // Going on from a net file: with no epoch the same net comes out; a file that is not a
     // net is refused with its name.
     let from = |src: &str, epochs: &str, out: &str| {
-        os(&[
-            "tune",
-            "train",
-            "s.samples",
-            "--epochs",
-            epochs,
-            "--batch",
-            "64",
-            "--threads",
-            "1",
-            "--holdout",
-            "3",
-            "--from",
-            src,
-            "--out",
-            out,
-        ])
+        train_with(&["--epochs", epochs, "--from", src, "--out", out])
     };
     let o = dama_os(&from("t.nnue", "0", "same.nnue"), &dir);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
