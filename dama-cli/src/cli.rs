@@ -694,11 +694,11 @@ pub enum TuneAction {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Train the network evaluation on sample files with scores (version 3): Adam on the
+    /// Train the network evaluation on sample files with scores (version 3 or 4): Adam on the
     /// squared error of sigmoid(eval / K) against a blend of score and result; a checkpoint
     /// after every epoch, and the net file written at the end.
     Train {
-        /// Sample files written by `dama tune gen` (version 3; older files have no scores).
+        /// Sample files written by `dama tune gen` (version 3 or 4; older files have no scores).
         #[arg(required = true)]
         samples: Vec<PathBuf>,
         /// Passes over the training positions (in all, counting those of a resumed run).
@@ -729,6 +729,11 @@ pub enum TuneAction {
         /// exists still wins: it resumes the run).
         #[arg(long)]
         from: Option<PathBuf>,
+        /// Label again every position these endgame tables cover (`dama egtb build`'s
+        /// directory) with its exact value, a draw included: for samples made with fewer
+        /// tables, or before table draws had their own label.
+        #[arg(long, value_name = "DIR")]
+        egtb: Option<PathBuf>,
         /// The net file to write.
         #[arg(long)]
         out: PathBuf,

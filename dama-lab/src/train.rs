@@ -9,9 +9,10 @@
 //! same bits as the plain loops' (3.7 times faster, the same net file, docs/tuning.md).
 //!
 //! - **Target**: `lambda × sigmoid(score / K) + (1 - lambda) × result`, both from the side to
-//!   move's view: `score` the self-play search's score of the position (or the tables'
-//!   exact value), `result` the game's (1, ½, 0). `K` is fitted first: the scale that best
-//!   maps the search scores to the results (log loss).
+//!   move's view: `score` the self-play search's score of the position, `result` the game's
+//!   (1, ½, 0). A position the endgame tables labelled is its exact value alone: 1, 0, or ½
+//!   for a table draw ([`TABLE_DRAW`]), whatever the game's result. `K` is fitted first:
+//!   the scale that best maps the search scores (not the tables') to the results (log loss).
 //! - **Loss**: the squared difference between `sigmoid(eval / K)` and the target, `eval`
 //!   the network's output in hundredths of a man.
 //! - **Optimiser**: Adam on minibatches, the rate falling linearly to a tenth over the run;
@@ -38,7 +39,7 @@ use dama_rules::{Color, Position, Variant};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::tune::{SampleGame, TABLE_LABEL};
+use crate::tune::{SampleGame, TABLE_DRAW, TABLE_LABEL};
 use crate::Error;
 use dama_search::nnue::{self, Network, HIDDEN, INPUTS, QA, QB, QO, TAIL};
 
@@ -362,7 +363,7 @@ fn sigmoid(x: f32) -> f32 {
 }
 
 impl Trainer {
-    /// The positions of `games` that have scores (sample files of version 3), split into
+    /// The positions of `games` that have scores (sample files of version 3 and 4), split into
     /// training and held-out games, and `K` fitted on the training ones.
     pub fn new(games: &[SampleGame], config: &TrainConfig) -> Trainer {
         let (mut train, mut held) = (Vec::new(), Vec::new());
@@ -391,11 +392,14 @@ impl Trainer {
     }
 
     fn target(&self, s: &Sample) -> f32 {
+        match s.score {
+            TABLE_LABEL => return 1.0,
+            TABLE_DRAW => return 0.5,
+            x if x == -TABLE_LABEL => return 0.0,
+            _ => {}
+        }
         let score = f32::from(s.score);
         let result = f32::from(s.result) / 2.0;
-        if s.score.abs() == TABLE_LABEL {
-            return if s.score > 0 { 1.0 } else { 0.0 };
-        }
         self.config.lambda * sigmoid(score / self.k) + (1.0 - self.config.lambda) * result
     }
 
@@ -530,7 +534,7 @@ fn fit_k(set: &[Sample]) -> f32 {
     let loss = |k: f32| -> f64 {
         set.iter()
             .step_by((set.len() / 200_000).max(1))
-            .filter(|s| s.score.abs() < 20_000)
+            .filter(|s| s.score.unsigned_abs() < 20_000)
             .map(|s| {
                 let p = f64::from(sigmoid(f32::from(s.score) / k)).clamp(1e-6, 1.0 - 1e-6);
                 let r = f64::from(s.result) / 2.0;
@@ -642,6 +646,50 @@ mod tests {
         assert!(after < before * 0.8, "{before} -> {after}");
     }
 
+    #[test]
+    fn a_table_label_is_the_target_whatever_the_result_and_k_ignores_it() {
+        let games = games();
+        let trainer = Trainer::new(&games, &TrainConfig::default());
+        // Each game's positions again, labelled by the tables: K, fitted on search scores
+        // only, does not move, and each such target is the table's value, not blended with
+        // the game's result.
+        let mut labelled = games.clone();
+        for game in &mut labelled {
+            let n = game.positions.len();
+            game.positions.extend_from_within(..);
+            let mut exact = [TABLE_DRAW, TABLE_LABEL, -TABLE_LABEL].repeat(n.div_ceil(3));
+            exact.truncate(n);
+            game.scores.extend(exact);
+        }
+        let labelled = Trainer::new(&labelled, &TrainConfig::default());
+        assert_eq!(labelled.k, trainer.k);
+        let exact: Vec<_> = (labelled.train.iter().chain(&labelled.held))
+            .filter(|s| [TABLE_DRAW, TABLE_LABEL, -TABLE_LABEL].contains(&s.score))
+            .collect();
+        assert!(exact.iter().any(|s| s.result != 1) && exact.len() > 100);
+        for s in exact {
+            let want = match s.score {
+                TABLE_DRAW => 0.5,
+                TABLE_LABEL => 1.0,
+                _ => 0.0,
+            };
+            assert_eq!(
+                labelled.target(s),
+                want,
+                "score {} result {}",
+                s.score,
+                s.result
+            );
+        }
+        // A search score of 0 is blended with the result as before.
+        let s = Sample {
+            score: 0,
+            result: 2,
+            ..trainer.train[0]
+        };
+        assert_eq!(trainer.target(&s), 0.75 * 0.5 + 0.25);
+    }
+
     /// The forward pass written plainly, one unit's sum at a time over the inputs in order.
     fn plain_out(net: &FloatNet, features: &[u8]) -> f32 {
         let p = &net.params;
@@ -733,7 +781,8 @@ mod tests {
         // Samples of a seed, then a net trained from a seed on one thread: both pinned by
         // their bytes' hash, so that moving or changing the trainer cannot change them
         // unnoticed. Self-play searches with the embedded net: the pin was taken again when
-        // the net t5 replaced t4 and when t6 replaced t5, the code unchanged.
+        // the net t5 replaced t4 and when t6 replaced t5, the code unchanged, and when the
+        // sample file became version 4.
         let config = GenConfig {
             games: 4,
             nodes: 300,
@@ -758,8 +807,13 @@ mod tests {
         let bytes = net.quantize(Variant::Italian).to_bytes();
         assert_eq!(
             (fnv(&samples), fnv(&bytes)),
-            (8_249_239_239_088_526_245, 126_984_614_121_089_382)
+            (936_394_098_456_031_514, 126_984_614_121_089_382)
         );
+        // The pin of version 3's file: version 4 changed the version and table draws (none
+        // in these games) alone.
+        let mut v3 = samples.clone();
+        v3[8] = 3;
+        assert_eq!(fnv(&v3), 8_249_239_239_088_526_245);
     }
 
     #[test]

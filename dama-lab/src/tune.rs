@@ -13,7 +13,7 @@
 //!    log loss of `sigmoid(eval / K)`, with an L2 penalty on the patterns; every
 //!    [`FitConfig::holdout`]-th game is held out to measure the loss on unseen games.
 //!
-//! # The sample file (version 3)
+//! # The sample file (version 4)
 //!
 //! `DAMASAMP`, then the version as a little-endian `u32`, then the variant (`u8`, its place
 //! in [`Variant::ALL`]: 0 Italian, 1 Spanish, 2 Czech, ...), then the games one after another:
@@ -23,9 +23,11 @@
 //! score (`i16` little-endian, hundredths of a man from the side to move's view, as a
 //! [`Score`]: wins and losses beyond ±29,000): 15 bytes. The score is the
 //! self-play search's own, or the endgame tables' exact value (a table win is
-//! [`TABLE_LABEL`], a draw 0) when they cover the position.
-//! Version 2 is the same without the score (13 bytes a position), version 1 without the
-//! variant byte too (read as Italian); their games have no scores.
+//! [`TABLE_LABEL`], a loss minus it, a draw [`TABLE_DRAW`]) when they cover the position.
+//! Version 3 is the same but for a table draw, which it carries as 0, like a search that
+//! found the sides even ([`label_from_tables`] labels such files again). Version 2 has no
+//! score (13 bytes a position), version 1 not the variant byte either (read as Italian);
+//! their games have no scores.
 //!
 //! ```
 //! use dama_lab::tune::{generate, read_samples, GenConfig};
@@ -58,10 +60,14 @@ use crate::Error;
 /// The sample file's first bytes.
 pub const SAMPLE_MAGIC: &[u8; 8] = b"DAMASAMP";
 /// The sample file format's version.
-pub const SAMPLE_VERSION: u32 = 3;
+pub const SAMPLE_VERSION: u32 = 4;
 /// The score a sample carries for a position the endgame tables win for the side to move
 /// (minus it for a loss): a table win at distance 0 to conversion.
 pub const TABLE_LABEL: i16 = Score::TABLE_WIN.0 as i16;
+/// The score a sample carries for a position the endgame tables prove drawn: a value no
+/// search score takes (they are kept within ±`i16::MAX`), so that training can tell an
+/// exact draw from a search that found the sides even.
+pub const TABLE_DRAW: i16 = i16::MIN;
 
 /// How [`generate`] plays.
 #[derive(Clone, Debug)]
@@ -266,17 +272,39 @@ fn play_game(
 
 /// A kept position's score: the tables' exact value where they cover it, else the search's.
 fn label(engine: &Engine, pos: &Position, variant: Variant, searched: Score) -> i16 {
-    let n = pos.occupied().count();
-    if engine.endgames().may_cover(variant, n) {
-        let value = dama_rules::with_rules!(variant, R => engine.endgames().probe::<R>(pos));
-        match value {
-            Some(dama_search::egtb::Value::Win(_)) => return TABLE_LABEL,
-            Some(dama_search::egtb::Value::Loss(_)) => return -TABLE_LABEL,
-            Some(dama_search::egtb::Value::Draw) => return 0,
-            None => {}
+    table_label(engine.endgames(), pos, variant)
+        .unwrap_or_else(|| searched.0.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16)
+}
+
+/// The tables' exact label of `pos` ([`TABLE_LABEL`], its negation or [`TABLE_DRAW`]), or
+/// `None` where they do not cover it.
+fn table_label(endgames: &Endgames, pos: &Position, variant: Variant) -> Option<i16> {
+    if !endgames.may_cover(variant, pos.occupied().count()) {
+        return None;
+    }
+    match dama_rules::with_rules!(variant, R => endgames.probe::<R>(pos))? {
+        dama_search::egtb::Value::Win(_) => Some(TABLE_LABEL),
+        dama_search::egtb::Value::Loss(_) => Some(-TABLE_LABEL),
+        dama_search::egtb::Value::Draw => Some(TABLE_DRAW),
+    }
+}
+
+/// Labels again, by `endgames`, every position of `games` (of `variant`) that they cover:
+/// a win [`TABLE_LABEL`], a loss its negation, a draw [`TABLE_DRAW`], as [`generate`] labels
+/// with those tables. For samples made with fewer tables, or before [`TABLE_DRAW`] (their
+/// table draws are 0). Games without scores are left alone. Returns how many scores
+/// changed.
+pub fn label_from_tables(games: &mut [SampleGame], variant: Variant, endgames: &Endgames) -> usize {
+    let mut changed = 0;
+    for game in games {
+        for (pos, score) in game.positions.iter().zip(game.scores.iter_mut()) {
+            if let Some(exact) = table_label(endgames, pos, variant) {
+                changed += usize::from(*score != exact);
+                *score = exact;
+            }
         }
     }
-    searched.0.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16
+    changed
 }
 
 fn squares(b: Bitboard) -> u32 {
@@ -310,7 +338,7 @@ fn encode_game(game: &SampleGame) -> Vec<u8> {
 /// Reads a sample file (see the module docs).
 ///
 /// # Errors
-/// [`Error::BadSamples`] when the bytes are not a sample file of version 1 to 3, are
+/// [`Error::BadSamples`] when the bytes are not a sample file of version 1 to 4, are
 /// cut short, or hold an impossible position; the error says at which byte.
 pub fn read_samples(bytes: &[u8]) -> Result<Samples, Error> {
     let bad = |why: String| Error::BadSamples { why };
@@ -322,7 +350,7 @@ pub fn read_samples(bytes: &[u8]) -> Result<Samples, Error> {
     let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
     let (variant, mut at) = match version {
         1 => (Variant::Italian, 12),
-        2 | 3 => {
+        2..=4 => {
             let code = bytes.get(12).copied().ok_or_else(|| {
                 bad("the header is cut short at byte 12: expected the variant".into())
             })?;
@@ -339,7 +367,7 @@ pub fn read_samples(bytes: &[u8]) -> Result<Samples, Error> {
         }
         _ => {
             return Err(bad(format!(
-                "version {version}: expected version 1, 2 or {SAMPLE_VERSION}"
+                "version {version}: expected version 1 to {SAMPLE_VERSION}"
             )))
         }
     };
@@ -718,6 +746,39 @@ mod tests {
     }
 
     #[test]
+    fn the_tables_label_again_what_they_cover_and_a_draw_is_told_from_a_zero() {
+        let pos = |fen: &str| dama_rules::notation::fen::parse(fen).expect("a good FEN");
+        let kings = pos("W:WK6:BK31");
+        let start = Position::start();
+        let mut games = vec![
+            SampleGame {
+                result: 2,
+                positions: vec![start, kings, kings],
+                scores: vec![17, 0, TABLE_DRAW],
+            },
+            SampleGame {
+                result: 1,
+                positions: vec![kings],
+                scores: Vec::new(),
+            },
+        ];
+        let tables = Endgames::memory_only();
+        // The start is not covered, the kings are drawn (one of the two already said so),
+        // a game without scores keeps none.
+        let n = label_from_tables(&mut games, Variant::Italian, &tables);
+        assert_eq!(
+            (n, &games[0].scores),
+            (1, &vec![17, TABLE_DRAW, TABLE_DRAW])
+        );
+        assert_eq!(games[0].scores, [17, TABLE_DRAW, TABLE_DRAW]);
+        assert!(games[1].scores.is_empty());
+        // Self-play labels its table positions the same way.
+        let file = sample_file(4);
+        let mut read = read_samples(&file).expect("a good file").games;
+        assert_eq!(label_from_tables(&mut read, Variant::Italian, &tables), 0);
+    }
+
+    #[test]
     fn shards_split_the_games() {
         let config = GenConfig {
             games: 5,
@@ -743,7 +804,11 @@ mod tests {
             .to_string();
         assert!(e.contains("cut short"), "{e}");
         let e = read_samples(b"DAMASAMPxxxx").unwrap_err().to_string();
-        assert!(e.contains("expected version 1, 2 or 3"), "{e}");
+        assert!(e.contains("expected version 1 to 4"), "{e}");
+        // Version 3: the same bytes but for the version (its table draws are plain 0s).
+        let mut v3 = file.clone();
+        v3[8] = 3;
+        assert_eq!(read_samples(&v3).expect("a version-3 file").games, games);
         let mut broken = file.clone();
         broken[13] = 7;
         let e = read_samples(&broken).unwrap_err().to_string();

@@ -83,6 +83,7 @@ pub fn run(action: TuneAction) -> Result<Status, CliError> {
             seed,
             checkpoint,
             from,
+            egtb,
             out,
         } => {
             let config = TrainConfig {
@@ -99,6 +100,7 @@ pub fn run(action: TuneAction) -> Result<Status, CliError> {
                 &config,
                 checkpoint.as_deref(),
                 from.as_deref(),
+                egtb.as_deref(),
                 &out,
             )
         }
@@ -137,10 +139,27 @@ fn train(
     config: &TrainConfig,
     checkpoint: Option<&Path>,
     from: Option<&Path>,
+    egtb: Option<&Path>,
     out: &Path,
 ) -> Result<Status, CliError> {
     let start = Instant::now();
-    let (variant, games) = read_all(samples)?;
+    let (variant, mut games) = read_all(samples)?;
+    if let Some(dir) = egtb {
+        let tables = dama_search::Endgames::from_dir(dir, false);
+        if tables.file_pieces(variant) == 0 {
+            return Err(CliError::Usage(format!(
+                "--egtb {}: no {} endgame tables there: expected the directory `dama egtb \
+                 build` wrote",
+                dir.display(),
+                variant.name()
+            )));
+        }
+        let changed = tune::label_from_tables(&mut games, variant, &tables);
+        eprintln!(
+            "{changed} labels changed by the tables of up to {} pieces",
+            tables.file_pieces(variant)
+        );
+    }
     let initial = match from {
         Some(path) => {
             let bytes = std::fs::read(path)
@@ -165,7 +184,8 @@ fn train(
     let [n, held] = trainer.positions();
     if n == 0 {
         return Err(CliError::Usage(
-            "no positions with scores: expected sample files of version 3 (dama tune gen)".into(),
+            "no positions with scores: expected sample files of version 3 or 4 (dama tune gen)"
+                .into(),
         ));
     }
     eprintln!(

@@ -490,6 +490,7 @@ fn extreme_arguments_never_panic_and_errors_quote_them() {
         vec!["tune", "train", &samples, "--out", &out, "--batch", "V"],
         vec!["tune", "train", "V", "--out", &out],
         vec!["tune", "train", &samples, "--out", &out, "--from", "V"],
+        vec!["tune", "train", &samples, "--out", &out, "--egtb", "V"],
         vec!["bench", "--depth", "1", "--knobs", "V"],
         vec!["bench", "--depth", "1", "--eval-file", "V"],
         vec!["play", "--plain", "--fen", "V"],
@@ -621,6 +622,26 @@ fn tune_train_writes_a_net_that_bench_loads_and_a_corrupt_one_is_refused() {
         "{err}"
     );
     assert!(!dir.join("no.nnue").exists());
+    // Labels again by table files: the count is said; a directory without tables is refused.
+    let build = os(&["egtb", "build", "--pieces", "3", "--dir", "egtb"]);
+    assert!(dama_os(&build, &dir).status.success());
+    let relabel =
+        |tables: &str, out: &str| train_with(&["--epochs", "0", "--egtb", tables, "--out", out]);
+    let o = dama_os(&relabel("egtb", "e.nnue"), &dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("labels changed by the tables of up to 3 pieces"),
+        "{err}"
+    );
+    let o = dama_os(&relabel("nowhere", "n.nnue"), &dir);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--egtb nowhere: no italian endgame tables"),
+        "{err}"
+    );
+    assert!(!dir.join("n.nnue").exists());
     let bench = os(&["bench", "--depth", "3", "--eval-file", "t.nnue"]);
     let o = dama_os(&bench, &dir);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
