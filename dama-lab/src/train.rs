@@ -653,18 +653,19 @@ mod tests {
         // Each game's positions again, labelled by the tables: K, fitted on search scores
         // only, does not move, and each such target is the table's value, not blended with
         // the game's result.
+        let tables = [TABLE_DRAW, TABLE_LABEL, -TABLE_LABEL];
         let mut labelled = games.clone();
         for game in &mut labelled {
             let n = game.positions.len();
             game.positions.extend_from_within(..);
-            let mut exact = [TABLE_DRAW, TABLE_LABEL, -TABLE_LABEL].repeat(n.div_ceil(3));
+            let mut exact = tables.repeat(n.div_ceil(3));
             exact.truncate(n);
             game.scores.extend(exact);
         }
         let labelled = Trainer::new(&labelled, &TrainConfig::default());
         assert_eq!(labelled.k, trainer.k);
         let exact: Vec<_> = (labelled.train.iter().chain(&labelled.held))
-            .filter(|s| [TABLE_DRAW, TABLE_LABEL, -TABLE_LABEL].contains(&s.score))
+            .filter(|s| tables.contains(&s.score))
             .collect();
         assert!(exact.iter().any(|s| s.result != 1) && exact.len() > 100);
         for s in exact {
