@@ -601,6 +601,7 @@ The signature (total nodes) is the same on every machine for the same code.")]
   dama tune gen --games 20000 --nodes 1500 --threads 2 --out s.samples
   dama tune gen --games 20000 --shard 3/10 --out s3.samples     one part of ten
   dama tune fit s*.samples --threads 2 --out italian.weights
+  dama tune label s3.samples --nodes 10000 --out s3-deep.samples   deeper labels
   dama tune gen --variant spanish --games 16000 --nodes 1000 --out es.samples")]
     Tune {
         #[command(subcommand)]
@@ -659,6 +660,27 @@ pub enum TuneAction {
         #[arg(long)]
         egtb: Option<PathBuf>,
         /// The sample file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Label sample files again by a deeper search: every position the endgame tables do
+    /// not cover is searched at --nodes (from a cleared table at each game's start), the
+    /// others take the tables' exact value; positions and results are kept.
+    Label {
+        /// Sample files written by `dama tune gen` (of one variant).
+        #[arg(required = true)]
+        samples: Vec<PathBuf>,
+        /// Nodes of each position's search.
+        #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+        nodes: u64,
+        /// Games labelled at once (default: the number of processors).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Endgame table files to search with and to label by (`dama egtb build`'s directory;
+        /// default: only the small tables built in memory).
+        #[arg(long, value_name = "DIR")]
+        egtb: Option<PathBuf>,
+        /// The sample file to write (all the games of the inputs).
         #[arg(long)]
         out: PathBuf,
     },

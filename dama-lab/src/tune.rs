@@ -12,6 +12,9 @@
 //!    fits every weight (features and patterns, the man held at 100) by full-batch Adam on the
 //!    log loss of `sigmoid(eval / K)`, with an L2 penalty on the patterns; every
 //!    [`FitConfig::holdout`]-th game is held out to measure the loss on unseen games.
+//! 3. [`label_by_search`]: the positions of sample files labelled again by a deeper search
+//!    than the self-play's (for the network trainer, [`crate::train`]), written back with
+//!    [`write_samples`].
 //!
 //! # The sample file (version 4)
 //!
@@ -305,6 +308,96 @@ pub fn label_from_tables(games: &mut [SampleGame], variant: Variant, endgames: &
         }
     }
     changed
+}
+
+/// How [`label_by_search`] searches.
+#[derive(Clone, Debug)]
+pub struct LabelConfig {
+    /// The node budget of every position's search.
+    pub nodes: u64,
+    /// Games labelled at once.
+    pub threads: usize,
+    /// The search's switches.
+    pub knobs: Knobs,
+    /// The endgame tables: a position they cover takes their exact label, unsearched.
+    pub endgames: Endgames,
+}
+
+impl Default for LabelConfig {
+    fn default() -> LabelConfig {
+        LabelConfig {
+            nodes: 10_000,
+            threads: 1,
+            knobs: Knobs::default(),
+            endgames: Endgames::memory_only(),
+        }
+    }
+}
+
+/// Labels every position of `games` (of `variant`) again: by `config`'s endgame tables where
+/// they cover it, else by a search of `config.nodes` nodes, for labels deeper than the
+/// self-play's own (whose budget a move is also its label's). Each game is searched position
+/// by position in order, from a cleared table, so a game's labels depend only on the game,
+/// not on the threads. Games without scores get them. `progress` is called with the number
+/// of games done; returns how many positions were searched.
+pub fn label_by_search(
+    games: &mut [SampleGame],
+    variant: Variant,
+    config: &LabelConfig,
+    progress: &(dyn Fn(usize) + Sync),
+) -> usize {
+    let queue = Mutex::new(games.iter_mut());
+    let done = AtomicUsize::new(0);
+    let searched = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..config.threads.max(1) {
+            s.spawn(|| {
+                let mut engine = Engine::with_hash(8);
+                engine.set_knobs(config.knobs);
+                engine.set_endgames(config.endgames.clone());
+                loop {
+                    let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                    let Some(game) = next else { break };
+                    engine.clear();
+                    let mut n = 0;
+                    game.scores = game
+                        .positions
+                        .iter()
+                        .map(|pos| {
+                            table_label(engine.endgames(), pos, variant).unwrap_or_else(|| {
+                                n += 1;
+                                let g = Game::from_position(variant, *pos);
+                                let r = engine.search(&g, &Limits::nodes(config.nodes));
+                                r.score.0.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16
+                            })
+                        })
+                        .collect();
+                    searched.fetch_add(n, Ordering::Relaxed);
+                    progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+                }
+            });
+        }
+    });
+    searched.into_inner()
+}
+
+/// Writes `games` of `variant` as a sample file of the current version (see the module
+/// docs); a position without a score is written with 0.
+///
+/// # Errors
+/// Writing to `out` failed.
+pub fn write_samples(
+    out: &mut dyn Write,
+    variant: Variant,
+    games: &[SampleGame],
+) -> std::io::Result<()> {
+    out.write_all(SAMPLE_MAGIC)?;
+    out.write_all(&SAMPLE_VERSION.to_le_bytes())?;
+    out.write_all(&[variant_code(variant)])?;
+    for game in games {
+        out.write_all(&encode_game(game))?;
+    }
+    Ok(())
 }
 
 fn squares(b: Bitboard) -> u32 {
@@ -775,6 +868,63 @@ mod tests {
         let file = sample_file(4);
         let mut read = read_samples(&file).expect("a good file").games;
         assert_eq!(label_from_tables(&mut read, Variant::Italian, &tables), 0);
+    }
+
+    #[test]
+    fn a_deeper_search_labels_again_what_the_tables_do_not_cover_whatever_the_threads() {
+        let kings = dama_rules::notation::fen::parse("W:WK6:BK31").expect("a good FEN");
+        let mut games = read_samples(&sample_file(3)).expect("a good file").games;
+        games.push(SampleGame {
+            result: 1,
+            positions: vec![Position::start(), kings],
+            scores: Vec::new(),
+        });
+        let before = games.clone();
+        let config = LabelConfig {
+            nodes: 2_000,
+            ..LabelConfig::default()
+        };
+        let done = AtomicUsize::new(0);
+        let searched = label_by_search(&mut games, Variant::Italian, &config, &|n| {
+            done.fetch_max(n, Ordering::Relaxed);
+        });
+        assert_eq!(done.into_inner(), 4);
+        // The game without scores has them now: the start searched, the kings drawn.
+        assert_eq!(games[3].scores.len(), 2);
+        assert_eq!(games[3].scores[1], TABLE_DRAW);
+        // A game's first position is what a fresh engine's search at that budget says.
+        let mut engine = Engine::with_hash(8);
+        let first = games[0].positions[0];
+        let r = engine.search(
+            &Game::from_position(Variant::Italian, first),
+            &Limits::nodes(2_000),
+        );
+        assert_eq!(i32::from(games[0].scores[0]), r.score.0);
+        // Most self-play labels (at 300 nodes) move with a search of 2,000, the positions not.
+        let old: Vec<i16> = before[..3].iter().flat_map(|g| g.scores.clone()).collect();
+        let new: Vec<i16> = games[..3].iter().flat_map(|g| g.scores.clone()).collect();
+        assert_eq!(old.len(), new.len());
+        assert!(old.iter().zip(&new).filter(|(a, b)| a != b).count() > old.len() / 4);
+        assert!(games
+            .iter()
+            .zip(&before)
+            .all(|(a, b)| a.positions == b.positions));
+        let tabled = new
+            .iter()
+            .filter(|&&s| s == TABLE_DRAW || s.abs() == TABLE_LABEL);
+        assert_eq!(searched, new.len() + 1 - tabled.count());
+        // Two threads label the same, and the file round-trips.
+        let mut again = before.clone();
+        let two = LabelConfig {
+            threads: 2,
+            ..config
+        };
+        label_by_search(&mut again, Variant::Italian, &two, &|_| {});
+        assert_eq!(again, games);
+        let mut file = Vec::new();
+        write_samples(&mut file, Variant::Italian, &games).expect("writing to memory");
+        let read = read_samples(&file).expect("a good file");
+        assert_eq!((read.variant, read.games), (Variant::Italian, games));
     }
 
     #[test]

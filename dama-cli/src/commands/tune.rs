@@ -1,4 +1,4 @@
-//! `dama tune gen` and `dama tune fit`: the evaluation's training pipeline (see
+//! `dama tune gen`, `label`, `fit` and `train`: the evaluation's training pipeline (see
 //! `dama_lab::tune` and docs/tuning.md). Results go to stdout, progress to stderr.
 
 use std::io::{BufWriter, Write};
@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use dama_lab::train::{self, FloatNet, TrainConfig, Trainer};
-use dama_lab::tune::{self, FitConfig, GenConfig};
+use dama_lab::tune::{self, FitConfig, GenConfig, LabelConfig};
 use dama_rules::Variant;
 use dama_search::weights::{self, Weights};
 use dama_search::Knobs;
@@ -50,6 +50,24 @@ pub fn run(action: TuneAction) -> Result<Status, CliError> {
                 },
             };
             gen(&config, &out)
+        }
+        TuneAction::Label {
+            samples,
+            nodes,
+            threads,
+            egtb,
+            out,
+        } => {
+            let config = LabelConfig {
+                nodes,
+                threads: threads.unwrap_or_else(processors).max(1),
+                knobs: Knobs::default(),
+                endgames: match egtb {
+                    Some(dir) => dama_search::Endgames::from_dir(&dir, false),
+                    None => dama_search::Endgames::memory_only(),
+                },
+            };
+            label(&samples, &config, &out)
         }
         TuneAction::Fit {
             samples,
@@ -269,6 +287,37 @@ fn gen(config: &GenConfig, out: &Path) -> Result<Status, CliError> {
         "games {} positions {} white {w} draws {d} black {b} time {:.1} s",
         stats.games,
         stats.positions,
+        start.elapsed().as_secs_f64()
+    ))?;
+    Ok(Status::Ok)
+}
+
+fn label(
+    samples: &[std::path::PathBuf],
+    config: &LabelConfig,
+    out: &Path,
+) -> Result<Status, CliError> {
+    let start = Instant::now();
+    let (variant, mut games) = read_all(samples)?;
+    let file = std::fs::File::create(out)
+        .map_err(|e| CliError::Usage(format!("cannot create {}: {e}", out.display())))?;
+    let total = games.len();
+    let positions: usize = games.iter().map(|g| g.positions.len()).sum();
+    let progress = |done: usize| {
+        if done.is_multiple_of(100) || done == total {
+            eprintln!(
+                "{done}/{total} games, {:.0} s",
+                start.elapsed().as_secs_f64()
+            );
+        }
+    };
+    let searched = tune::label_by_search(&mut games, variant, config, &progress);
+    let mut writer = BufWriter::new(file);
+    tune::write_samples(&mut writer, variant, &games).map_err(CliError::Output)?;
+    writer.flush().map_err(CliError::Output)?;
+    crate::output::line(format_args!(
+        "games {total} positions {positions} searched {searched} nodes {} time {:.1} s",
+        config.nodes,
         start.elapsed().as_secs_f64()
     ))?;
     Ok(Status::Ok)

@@ -491,6 +491,9 @@ fn extreme_arguments_never_panic_and_errors_quote_them() {
         vec!["tune", "train", "V", "--out", &out],
         vec!["tune", "train", &samples, "--out", &out, "--from", "V"],
         vec!["tune", "train", &samples, "--out", &out, "--egtb", "V"],
+        vec!["tune", "label", &samples, "--out", &out, "--nodes", "V"],
+        vec!["tune", "label", &samples, "--out", &out, "--threads", "V"],
+        vec!["tune", "label", "V", "--out", &out],
         vec!["bench", "--depth", "1", "--knobs", "V"],
         vec!["bench", "--depth", "1", "--eval-file", "V"],
         vec!["play", "--plain", "--fen", "V"],
@@ -573,12 +576,33 @@ fn tune_train_writes_a_net_that_bench_loads_and_a_corrupt_one_is_refused() {
         "s.samples",
     ]);
     assert!(dama_os(&gen, &dir).status.success());
+    // Labelled again by a deeper search: the same games, searched, and they train.
+    let label = os(&[
+        "tune",
+        "label",
+        "s.samples",
+        "--nodes",
+        "400",
+        "--threads",
+        "1",
+        "--out",
+        "d.samples",
+    ]);
+    let o = dama_os(&label, &dir);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.starts_with("games 3 positions "), "{stdout}");
+    assert!(stdout.contains(" nodes 400 "), "{stdout}");
+    assert_eq!(
+        std::fs::metadata(dir.join("d.samples")).unwrap().len(),
+        std::fs::metadata(dir.join("s.samples")).unwrap().len()
+    );
     // The options every run below shares, then its own.
     let train_with = |own: &[&str]| {
         let mut args = vec![
             "tune",
             "train",
-            "s.samples",
+            "d.samples",
             "--batch",
             "64",
             "--threads",
