@@ -56,7 +56,7 @@ use crate::matches::{italian_openings, opening_lines};
 use dama_search::eval::{feature, features, phase, PHASES, SCALE};
 use dama_search::pattern::{self, free_slot, ENTRIES, FREE_WINDOWS, WINDOWS};
 use dama_search::weights::Weights;
-use dama_search::{Endgames, Engine, Knobs, Limits, Score};
+use dama_search::{Endgames, Engine, Knobs, Limits, Score, Signals};
 
 use crate::Error;
 
@@ -336,7 +336,9 @@ impl Default for LabelConfig {
 
 /// Labels every position of `games` (of `variant`) again: by `config`'s endgame tables where
 /// they cover it, else by a search of `config.nodes` nodes, for labels deeper than the
-/// self-play's own (whose budget a move is also its label's). Each game is searched position
+/// self-play's own (whose budget a move is also its label's). A position with one legal
+/// move is searched like any other (an analysis, [`Engine::analyze_with`]), where self-play
+/// plays it at once with a shallow score. Each game is searched position
 /// by position in order, from a cleared table, so a game's labels depend only on the game,
 /// not on the threads. Games without scores get them. `progress` is called with the number
 /// of games done; returns how many positions were searched.
@@ -355,6 +357,7 @@ pub fn label_by_search(
                 let mut engine = Engine::with_hash(8);
                 engine.set_knobs(config.knobs);
                 engine.set_endgames(config.endgames.clone());
+                let stop = Signals::default();
                 loop {
                     let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
                     let Some(game) = next else { break };
@@ -367,7 +370,8 @@ pub fn label_by_search(
                             table_label(engine.endgames(), pos, variant).unwrap_or_else(|| {
                                 n += 1;
                                 let g = Game::from_position(variant, *pos);
-                                let r = engine.search(&g, &Limits::nodes(config.nodes));
+                                let limits = Limits::nodes(config.nodes);
+                                let r = engine.analyze_with(&g, &limits, &stop, &mut |_| {});
                                 r.score.0.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16
                             })
                         })
@@ -895,9 +899,11 @@ mod tests {
         // A game's first position is what a fresh engine's search at that budget says.
         let mut engine = Engine::with_hash(8);
         let first = games[0].positions[0];
-        let r = engine.search(
+        let r = engine.analyze_with(
             &Game::from_position(Variant::Italian, first),
             &Limits::nodes(2_000),
+            &Signals::default(),
+            &mut |_| {},
         );
         assert_eq!(i32::from(games[0].scores[0]), r.score.0);
         // Most self-play labels (at 300 nodes) move with a search of 2,000, the positions not.
