@@ -161,17 +161,13 @@ pub fn generate(
     let mine: Vec<usize> = (0..config.games).filter(|i| i % n == k - 1).collect();
     let next = AtomicUsize::new(0);
     let stats = Mutex::new(GenStats::default());
-    out.write_all(SAMPLE_MAGIC)?;
-    out.write_all(&SAMPLE_VERSION.to_le_bytes())?;
-    out.write_all(&[variant_code(config.variant)])?;
+    write_header(out, config.variant)?;
     let out = Mutex::new(out);
     let failed = Mutex::new(None);
     std::thread::scope(|s| {
         for _ in 0..config.threads.max(1) {
             s.spawn(|| {
-                let mut engine = Engine::with_hash(8);
-                engine.set_knobs(config.knobs);
-                engine.set_endgames(config.endgames.clone());
+                let mut engine = lab_engine(config.knobs, &config.endgames);
                 loop {
                     let at = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&i) = mine.get(at) else { break };
@@ -199,6 +195,22 @@ pub fn generate(
         return Err(e);
     }
     Ok(stats.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// The sample file's header: magic, version, variant.
+fn write_header(out: &mut (impl Write + ?Sized), variant: Variant) -> std::io::Result<()> {
+    out.write_all(SAMPLE_MAGIC)?;
+    out.write_all(&SAMPLE_VERSION.to_le_bytes())?;
+    out.write_all(&[variant_code(variant)])
+}
+
+/// A search engine of the generation and the labelling: a small table, these switches and
+/// these endgame tables.
+fn lab_engine(knobs: Knobs, endgames: &Endgames) -> Engine {
+    let mut engine = Engine::with_hash(8);
+    engine.set_knobs(knobs);
+    engine.set_endgames(endgames.clone());
+    engine
 }
 
 /// The variant's byte in the sample file.
@@ -354,9 +366,7 @@ pub fn label_by_search(
     std::thread::scope(|s| {
         for _ in 0..config.threads.max(1) {
             s.spawn(|| {
-                let mut engine = Engine::with_hash(8);
-                engine.set_knobs(config.knobs);
-                engine.set_endgames(config.endgames.clone());
+                let mut engine = lab_engine(config.knobs, &config.endgames);
                 let stop = Signals::default();
                 loop {
                     let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
@@ -395,9 +405,7 @@ pub fn write_samples(
     variant: Variant,
     games: &[SampleGame],
 ) -> std::io::Result<()> {
-    out.write_all(SAMPLE_MAGIC)?;
-    out.write_all(&SAMPLE_VERSION.to_le_bytes())?;
-    out.write_all(&[variant_code(variant)])?;
+    write_header(out, variant)?;
     for game in games {
         out.write_all(&encode_game(game))?;
     }
