@@ -643,8 +643,8 @@ pub enum TuneAction {
         /// Play only shard K of N (`K/N`): the games i with i mod N = K-1.
         #[arg(long, value_parser = crate::commands::parse_shard)]
         shard: Option<(usize, usize)>,
-        /// Games played at once (default: the number of processors).
-        #[arg(long)]
+        /// Games played at once, 1..=256 (default: the number of processors).
+        #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..=256))]
         threads: Option<usize>,
         /// Seed of the random plies.
         #[arg(long, default_value_t = 0)]
@@ -673,8 +673,8 @@ pub enum TuneAction {
         /// Nodes of each position's search.
         #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
         nodes: u64,
-        /// Games labelled at once (default: the number of processors).
-        #[arg(long)]
+        /// Games labelled at once, 1..=256 (default: the number of processors).
+        #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..=256))]
         threads: Option<usize>,
         /// Endgame table files to search with and to label by (`dama egtb build`'s directory;
         /// default: only the small tables built in memory).

@@ -72,6 +72,10 @@ pub const TABLE_LABEL: i16 = Score::TABLE_WIN.0 as i16;
 /// exact draw from a search that found the sides even.
 pub const TABLE_DRAW: i16 = i16::MIN;
 
+/// The most threads [`generate`] and [`label_by_search`] start (each has its own engine and
+/// an 8 MiB table): a larger count is taken as this one.
+pub const MAX_THREADS: usize = 256;
+
 /// How [`generate`] plays.
 #[derive(Clone, Debug)]
 pub struct GenConfig {
@@ -85,7 +89,7 @@ pub struct GenConfig {
     pub random_plies: usize,
     /// Play only shard `K` of `N` (`(K, N)`, 1-based).
     pub shard: (usize, usize),
-    /// Threads playing games at once.
+    /// Threads playing games at once (1 to [`MAX_THREADS`]; 0 counts as 1, more as the most).
     pub threads: usize,
     /// Seed of the random plies (game `i` uses `seed + i`).
     pub seed: u64,
@@ -165,7 +169,7 @@ pub fn generate(
     let out = Mutex::new(out);
     let failed = Mutex::new(None);
     std::thread::scope(|s| {
-        for _ in 0..config.threads.max(1) {
+        for _ in 0..config.threads.clamp(1, MAX_THREADS) {
             s.spawn(|| {
                 let mut engine = lab_engine(config.knobs, &config.endgames);
                 loop {
@@ -327,7 +331,7 @@ pub fn label_from_tables(games: &mut [SampleGame], variant: Variant, endgames: &
 pub struct LabelConfig {
     /// The node budget of every position's search.
     pub nodes: u64,
-    /// Games labelled at once.
+    /// Games labelled at once (1 to [`MAX_THREADS`]; 0 counts as 1, more as the most).
     pub threads: usize,
     /// The search's switches.
     pub knobs: Knobs,
@@ -364,7 +368,7 @@ pub fn label_by_search(
     let done = AtomicUsize::new(0);
     let searched = AtomicUsize::new(0);
     std::thread::scope(|s| {
-        for _ in 0..config.threads.max(1) {
+        for _ in 0..config.threads.clamp(1, MAX_THREADS) {
             s.spawn(|| {
                 let mut engine = lab_engine(config.knobs, &config.endgames);
                 let stop = Signals::default();

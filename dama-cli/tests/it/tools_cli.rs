@@ -793,6 +793,31 @@ fn values_that_cannot_mean_what_they_say_are_refused() {
             &["'0'", "--threads"],
         ),
         (
+            vec![
+                "tune",
+                "gen",
+                "--threads",
+                "100000",
+                "--out",
+                "never.samples",
+            ],
+            "",
+            &["'100000'", "--threads", "1..=256"],
+        ),
+        (
+            vec![
+                "tune",
+                "label",
+                "never.samples",
+                "--threads",
+                "257",
+                "--out",
+                "x",
+            ],
+            "",
+            &["'257'", "--threads", "1..=256"],
+        ),
+        (
             vec!["board", "--fen", start, "--png", same, "--svg", same],
             "",
             &["name one file", same],
