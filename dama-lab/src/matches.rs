@@ -901,7 +901,8 @@ pub(crate) mod tests {
         // A level with its seed (and the book) against a fixed budget, from two openings:
         // the counts and every game's text are pinned, so that moving or changing the match
         // code cannot change a match's games unnoticed. The players search with the embedded
-        // net: the pin was taken again when the nets t5, t6 and t11e came, the code unchanged.
+        // net: the pin was taken again when the nets t5, t6, t11e and t12c came, the code
+        // unchanged.
         let level = || -> Box<dyn Player> {
             Box::new(
                 LevelPlayer::new(Level::Normal, Limits::nodes(400), 7)
@@ -929,7 +930,7 @@ pub(crate) mod tests {
                 result.losses,
                 fnv(text.as_bytes())
             ),
-            (2, 0, 2, 5_281_701_550_261_647_304),
+            (1, 1, 2, 5_032_668_204_436_679_950),
             "{text}"
         );
     }

@@ -10,10 +10,10 @@ use dama_rules::{notation::fen, Game, Position, Variant};
 use dama_search::{Engine, Limits};
 
 /// How many of the 155 shots the search may miss at depth 10 (see the end of the test).
-const MAY_MISS: usize = 3;
+const MAY_MISS: usize = 4;
 
 /// The depth by which every shot missed at depth 10 must be found.
-const FOUND_BY: u32 = 18;
+const FOUND_BY: u32 = 22;
 
 /// Root moves accepted beside the proof's answers, each with the evidence. The proof counts
 /// material only; these are shots whose man the engine's own deep search, under the previous
@@ -25,10 +25,18 @@ const FOUND_BY: u32 = 18;
 ///   scoring the two moves equal (+0.35 and +0.65): their best line after 22-18 gives the man
 ///   back by the same exchange 23-20 16x23 28x12 8x15 that 23-20 starts, so the two moves
 ///   reach one position. The refitted weights see at depth 10 what the previous ones see at 22.
-const ALSO_ACCEPTED: [(&str, &str); 1] = [(
-    "W:W22,23,24,25,26,28,29,30,31,32:B1,2,3,4,5,8,9,13,15,16",
-    "23-20",
-)];
+/// - `W:W19,…:B1,…,25`, the shot 19-14: it wins a man (19-14 11x18 26-21 17x26 29x6x10x18x26)
+///   but lets Black's man on 25 crown (25-29), and the nets t11e and t12c both play 19-15 at
+///   depths 18, 22 and 24 (`dama analyze --depth 24 --multipv 3`: t11e +0.64, +0.87, +0.91),
+///   scoring 19-14 near even at depth 18 (+0.02 and -0.02). t11e played the shot at depth 10
+///   and t12c does not (24-20); both agree on 19-15 once they see the king.
+const ALSO_ACCEPTED: [(&str, &str); 2] = [
+    (
+        "W:W22,23,24,25,26,28,29,30,31,32:B1,2,3,4,5,8,9,13,15,16",
+        "23-20",
+    ),
+    ("W:W19,24,26,27,28,29,30,32:B1,4,7,8,9,10,11,17,25", "19-15"),
+];
 
 /// Material of the side to move minus the other's, in half-men (man 2, king 3).
 fn balance(pos: &Position) -> i32 {
@@ -84,6 +92,12 @@ fn finds_proven_shots_at_depth_10() {
     // shots -- 10`), and finds `B:W14,19,20,22,24,27,28,32:B1,…,12`'s
     // 12-15 only at depth 18: up to depth 16 it plays 12-16 or 10-13, which it scores within
     // a tenth of a man of the shot, all three scored about +2 (two men); hence FOUND_BY 18, not 16.
+    // The net t12c (stronger than t11e in matches, docs/tuning.md) also finds 183 of 200 at
+    // depth 10 but misses four of these 155, every one played at depth 11 and at 22: the
+    // 19-15 position above (accepted), and `W:W21,…,32:B1,…,16`'s 22-18 (played at every depth
+    // from 11); `B:W9,…:B1,…,K26`'s 26-22 (depths 11-13 and 20-22, 10-14 at 14-19: both
+    // moves score Black about three men ahead) and the 12-15 above (depths 11, 12, 17, 18, 21,
+    // 22; between them 10-13 or 12-16 at the same score). Hence MAY_MISS 4 and FOUND_BY 22.
     // More misses than that is a regression of the evaluation or the search.
     assert!(
         missed.len() <= MAY_MISS,
