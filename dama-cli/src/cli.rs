@@ -735,7 +735,8 @@ pub enum TuneAction {
         /// Weight of the search score in the target, 0..=1 (the rest is the game's result).
         #[arg(long, default_value_t = 0.75, value_parser = unit)]
         lambda: f64,
-        /// Hold out one game in this many (0: none).
+        /// Hold out about one game in this many (0: none), chosen by its first position so
+        /// that the copies of a game are held out with it.
         #[arg(long, default_value_t = 10)]
         holdout: usize,
         /// Threads (default: the number of processors).

@@ -1,13 +1,14 @@
 //! Fitting an evaluation to self-play results by logistic regression (what
 //! `dama tune gen` and `dama tune fit` run; see docs/tuning.md).
 //!
-//! 1. [`generate`]: self-play games at a fixed node budget, each from an opening (cycling
-//!    through them: the built-in balanced set in Italian, every two-ply line from the start
-//!    in the other variants, see [`crate::matches::opening_lines`]) plus a few random plies; every
+//! 1. [`generate`]: self-play games at a fixed node budget, each from an opening (drawn
+//!    from the built-in balanced set in Italian, every two-ply line from the start in the
+//!    other variants, see [`crate::matches::opening_lines`]) plus a few random plies; every
 //!    position with no capture pending for either side is kept with the game's result, in
 //!    the compact sample file below (the engine plays both sides; the random plies make
-//!    the games differ). Game `i` depends only on `i`, so `--shard K/N` (the games
-//!    `i` with `i mod N = K - 1`) splits a run into parts whose union is the whole.
+//!    the games differ). Game `i` depends only on `i` and the seed, so `--shard K/N` (the
+//!    games `i` with `i mod N = K - 1`) splits a run into parts whose union is the whole;
+//!    the opening is drawn, not `i mod` their number, so that every shard sees them all.
 //! 2. [`fit`]: finds the scale `K` that best maps the starting evaluation to results, then
 //!    fits every weight (features and patterns, the man held at 100) by full-batch Adam on the
 //!    log loss of `sigmoid(eval / K)`, with an L2 penalty on the patterns; every
@@ -232,30 +233,14 @@ fn quiet(pos: &Position, variant: Variant) -> bool {
     })
 }
 
-/// Game `i` of a run: opening `i` (cycling), `random_plies` random plies seeded by
-/// `seed + i`, then the engine against itself.
+/// Game `i` of a run: its start ([`game_start`]), then the engine against itself.
 fn play_game(
     engine: &mut Engine,
     openings: &[Vec<dama_rules::Move>],
     i: usize,
     config: &GenConfig,
 ) -> SampleGame {
-    let mut rng = ChaCha8Rng::seed_from_u64(config.seed.wrapping_add(i as u64));
-    let mut game = Game::from_position(config.variant, Position::start());
-    if let Some(opening) = openings.get(i % openings.len().max(1)) {
-        for &m in opening {
-            if game.play(m).is_err() {
-                break;
-            }
-        }
-    }
-    for _ in 0..config.random_plies {
-        let legal = game.legal_moves().clone();
-        if legal.is_empty() || game.outcome().is_some() {
-            break;
-        }
-        let _ = game.play(legal[rng.random_range(0..legal.len())]);
-    }
+    let mut game = game_start(openings, i, config);
     engine.clear();
     let mut positions = Vec::new();
     let mut scores = Vec::new();
@@ -287,6 +272,29 @@ fn play_game(
         positions,
         scores,
     }
+}
+
+/// Where game `i` of a run starts: an opening and `random_plies` random plies, drawn by a
+/// generator seeded by `seed + i`.
+fn game_start(openings: &[Vec<dama_rules::Move>], i: usize, config: &GenConfig) -> Game {
+    let mut rng = ChaCha8Rng::seed_from_u64(config.seed.wrapping_add(i as u64));
+    let mut game = Game::from_position(config.variant, Position::start());
+    let drawn = rng.random_range(0..openings.len().max(1));
+    if let Some(opening) = openings.get(drawn) {
+        for &m in opening {
+            if game.play(m).is_err() {
+                break;
+            }
+        }
+    }
+    for _ in 0..config.random_plies {
+        let legal = game.legal_moves().clone();
+        if legal.is_empty() || game.outcome().is_some() {
+            break;
+        }
+        let _ = game.play(legal[rng.random_range(0..legal.len())]);
+    }
+    game
 }
 
 /// A kept position's score: the tables' exact value where they cover it, else the search's.
@@ -855,6 +863,34 @@ mod tests {
     }
 
     #[test]
+    fn every_shard_of_a_run_starts_from_all_the_openings() {
+        // Game i used to play opening i mod 170: shard 1 of 4 (i = 0, 4, 8, ...) saw only
+        // the 85 even ones, and a shard of 100 only 17.
+        let openings = italian_openings();
+        assert_eq!(openings.len(), 170);
+        let config = GenConfig {
+            random_plies: 0,
+            seed: 80,
+            ..GenConfig::default()
+        };
+        let starts: std::collections::HashSet<Position> = (0..1600)
+            .step_by(4)
+            .map(|i| *game_start(&openings, i, &config).position())
+            .collect();
+        // 400 draws from 170 reach about 154 of them.
+        assert!(starts.len() > 130, "{} openings", starts.len());
+        // The start is the seed's: another seed, other openings for the same games.
+        let other = GenConfig {
+            seed: 81,
+            ..config.clone()
+        };
+        assert_ne!(
+            *game_start(&openings, 0, &config).position(),
+            *game_start(&openings, 0, &other).position()
+        );
+    }
+
+    #[test]
     fn the_tables_label_again_what_they_cover_and_a_draw_is_told_from_a_zero() {
         let pos = |fen: &str| dama_rules::notation::fen::parse(fen).expect("a good FEN");
         let kings = pos("W:WK6:BK31");
@@ -1047,24 +1083,32 @@ mod tests {
             let samples = read_samples(&out).expect("a good file");
             assert_eq!(samples.variant, variant);
             assert_eq!(samples.games.len(), 6);
-            // Without random plies, game i's first position is the one after the variant's
-            // line i, where that one is kept (no capture pending for either side).
+            // Without random plies, game i starts after one of the variant's lines, and its
+            // first position is that one where it is kept (no capture pending for either side).
+            let lines = opening_lines(variant, 2);
+            let after: std::collections::HashSet<Position> = lines
+                .iter()
+                .map(|line| {
+                    let mut game = Game::from_position(variant, Position::start());
+                    for &m in line {
+                        game.play(m).expect("a legal opening");
+                    }
+                    *game.position()
+                })
+                .collect();
             let mut checked = 0;
-            for (i, line) in opening_lines(variant, 2).iter().take(6).enumerate() {
-                let mut game = Game::from_position(variant, Position::start());
-                for &m in line {
-                    game.play(m).expect("a legal opening");
-                }
-                let pos = *game.position();
+            for i in 0..6 {
+                let pos = *game_start(&lines, i, &config).position();
+                assert!(
+                    after.contains(&pos),
+                    "{variant:?}: game {i} starts off the lines"
+                );
                 if quiet(&pos, variant) {
                     let first = samples
                         .games
                         .iter()
                         .find(|g| g.positions.first() == Some(&pos));
-                    assert!(
-                        first.is_some(),
-                        "{variant:?}: no game starts after line {i}"
-                    );
+                    assert!(first.is_some(), "{variant:?}: no game {i} in the samples");
                     checked += 1;
                 }
             }
